@@ -1,0 +1,64 @@
+//! ringbus: processes on one Linux machine exchange messages through shared memory with
+//! zero copies, O(1) publishing whatever the number of subscribers, no system call when no
+//! subscriber sleeps and exactly one when any does.
+//!
+//! ```
+//! # let dir = tempfile::tempdir().unwrap();
+//! use ringbus::Node;
+//! let node = Node::with_root("example", dir.path())?;
+//! let mut publisher = node.topic("chatter").max_payload_bytes(64).publisher()?;
+//! let mut subscriber = node.topic("chatter").subscriber()?;
+//!
+//! let mut loan = publisher.loan_uninit(5)?;   // a chunk of shared memory, lent to us
+//! loan.copy_from_slice(b"hello");             // write the message in place
+//! loan.publish();                             // O(1), no syscall: nobody sleeps
+//!
+//! let sample = subscriber.take()?.expect("published above");
+//! assert_eq!(&*sample, b"hello");             // read in place: zero copies
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Layers, each depending only on those above it: `sys` (system calls) → `sync` (atomics,
+//! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log) → `pool`
+//! (chunks) → `notify` (wake protocol) → `pubsub` → `registry` (nodes, cleanup).
+#![deny(unsafe_code)]
+#![warn(missing_debug_implementations)]
+
+pub(crate) mod notify;
+pub(crate) mod pool;
+pub(crate) mod ring;
+pub(crate) mod sync;
+
+#[cfg(not(loom))]
+pub mod error;
+#[cfg(not(loom))]
+pub(crate) mod pubsub;
+#[cfg(not(loom))]
+pub(crate) mod registry;
+#[cfg(not(loom))]
+pub(crate) mod shm;
+#[cfg(not(loom))]
+pub(crate) mod sys;
+
+#[cfg(not(loom))]
+pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
+#[cfg(not(loom))]
+pub use pubsub::{
+    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake,
+    MAX_TOPIC_NAME_BYTES,
+};
+#[cfg(not(loom))]
+pub use registry::{clean, CleanReport, Node};
+#[cfg(not(loom))]
+pub use shm::pod::Pod;
+#[cfg(not(loom))]
+pub use shm::root::ROOT_ENV;
+#[cfg(not(loom))]
+pub use shm::Root;
+
+/// Tools for measuring ringbus itself (benchmarks and tests).
+#[cfg(not(loom))]
+pub mod diagnostics {
+    pub use crate::sys::clock::monotonic_ns;
+    pub use crate::sys::perf::SyscallCounter;
+}

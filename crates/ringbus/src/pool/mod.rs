@@ -1,0 +1,11 @@
+//! The chunk pool: per-chunk `{generation, holders}` words in shared memory, the
+//! publisher's process-local allocator, and a subscriber's process-local pin counts.
+#![allow(unsafe_code)]
+
+#[cfg(not(loom))]
+pub(crate) mod allocator;
+#[cfg(not(loom))]
+pub(crate) mod local;
+pub(crate) mod pin;
+
+pub(crate) use pin::ChunkWords;

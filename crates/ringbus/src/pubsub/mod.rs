@@ -1,0 +1,26 @@
+//! Publish/subscribe: topics, publishers, loans, subscribers and samples.
+
+pub(crate) mod publisher;
+pub(crate) mod settings;
+pub(crate) mod subscriber;
+pub(crate) mod topic;
+pub(crate) mod view;
+
+pub use publisher::{Loan, Publisher, PublisherStats};
+pub use settings::{TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES};
+pub use subscriber::Subscriber;
+pub use view::{PublisherId, Sample};
+
+use crate::error::OpenError;
+
+impl TopicBuilder {
+    /// Opens (or creates) the topic and joins it as a publisher.
+    pub fn publisher(self) -> Result<Publisher, OpenError> {
+        Publisher::new(self)
+    }
+
+    /// Opens (or creates) the topic and joins it as a subscriber.
+    pub fn subscriber(self) -> Result<Subscriber, OpenError> {
+        Subscriber::new(self)
+    }
+}

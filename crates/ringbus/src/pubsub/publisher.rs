@@ -1,0 +1,332 @@
+//! [`Publisher`] and [`Loan`]: write a message in place, then publish it in O(1).
+
+use super::settings::TopicBuilder;
+use super::topic::{Role, TopicHandle};
+use crate::error::{LoanError, OpenError, ViewError};
+use crate::pool::allocator::ChunkAllocator;
+use crate::registry::Node;
+use crate::ring::log::EntryRecord;
+use crate::shm::pod::{self, Pod};
+use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
+use crate::shm::segment;
+use crate::shm::topic::{occupancy, SlotState};
+use crate::sync::Ordering;
+
+/// Counters of one publisher (also visible to other processes in the topic segment).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PublisherStats {
+    /// Messages published.
+    pub publishes: u64,
+    /// Publishes that made the wake system call (someone was asleep).
+    pub wake_syscalls: u64,
+    /// Publishes that skipped it (nobody was asleep).
+    pub wakes_skipped: u64,
+}
+
+/// Publishes on one topic. Each publisher owns a broadcast log and a pool of payload
+/// chunks; publishing writes one log entry and one position, whatever the number of
+/// subscribers, and makes a system call only if a subscriber sleeps.
+#[derive(Debug)]
+pub struct Publisher {
+    topic: TopicHandle,
+    slot: u32,
+    incarnation: u32,
+    segment: PublisherSegment,
+    allocator: ChunkAllocator,
+    next: u64,
+    stats: PublisherStats,
+    _node: Node,
+}
+
+impl Publisher {
+    pub(crate) fn new(builder: TopicBuilder) -> Result<Publisher, OpenError> {
+        let node = builder.node.clone();
+        let (topic, slot, (segment, incarnation)) =
+            TopicHandle::join(&builder, Role::Publisher, |t, slot, reclaimed| {
+                let shared = t.layout.publisher_slot(&t.region, slot);
+                let previous = (shared.occupancy.load(Ordering::Acquire) >> 32) as u32;
+                if reclaimed {
+                    segment::remove(&t.root.publisher_path(
+                        &t.file_name,
+                        t.topic_id,
+                        slot,
+                        previous,
+                    ));
+                }
+                let incarnation = previous.wrapping_add(1);
+                let geometry = PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or(
+                    OpenError::InvalidConfig {
+                        field: "max_payload_bytes",
+                        value: t.layout.config.max_payload_bytes,
+                        reason: "max_payload_bytes × chunks exceeds 16 TiB",
+                    },
+                )?;
+                let path = t
+                    .root
+                    .publisher_path(&t.file_name, t.topic_id, slot, incarnation);
+                // Left by a publisher of this slot that died between creating it and going live.
+                segment::remove(&path);
+                let segment = PublisherSegment::create(
+                    &t.root,
+                    &path,
+                    geometry,
+                    t.topic_id,
+                    slot,
+                    incarnation,
+                )?;
+                shared.node_id.store(node.id(), Ordering::Relaxed);
+                shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
+                for counter in [
+                    &shared.publishes,
+                    &shared.wake_syscalls,
+                    &shared.wakes_skipped,
+                ] {
+                    counter.store(0, Ordering::Relaxed);
+                }
+                // Release: pairs with the subscribers' Acquire load of the occupancy word; they
+                // find a complete segment file once they see the new incarnation.
+                shared
+                    .occupancy
+                    .store(occupancy(incarnation, SlotState::Active), Ordering::Release);
+                Ok((segment, incarnation))
+            })?;
+        let allocator =
+            ChunkAllocator::new(topic.layout.config.chunk_count, topic.layout.config.depth);
+        Ok(Publisher {
+            topic,
+            slot,
+            incarnation,
+            segment,
+            allocator,
+            next: 0,
+            stats: PublisherStats::default(),
+            _node: node,
+        })
+    }
+
+    /// Lends `len` bytes of a free chunk to write a message into. The bytes are not cleared
+    /// (they may hold an older message of this publisher); see [`Publisher::loan`].
+    /// Never blocks and makes no system call unless dead subscribers' chunks must be
+    /// reclaimed.
+    pub fn loan_uninit(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
+        let max = self.topic.layout.config.max_payload_bytes;
+        if len as u64 > max {
+            return Err(LoanError::TooLarge {
+                requested: len as u64,
+                max,
+            });
+        }
+        let claim = match self.segment.claim(&mut self.allocator) {
+            Some(c) => c,
+            None => {
+                self.reclaim_dead_subscribers();
+                self.segment
+                    .claim(&mut self.allocator)
+                    .ok_or(LoanError::PoolExhausted {
+                        chunks: self.topic.layout.config.chunk_count,
+                    })?
+            }
+        };
+        Ok(Loan {
+            publisher: self,
+            claim: Some(claim),
+            len: len as u64,
+        })
+    }
+
+    /// Like [`Publisher::loan_uninit`], with the bytes zeroed.
+    pub fn loan(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
+        let mut loan = self.loan_uninit(len)?;
+        loan.fill(0);
+        Ok(loan)
+    }
+
+    /// A loan sized for one `T`; checks `T` against the topic's payload type.
+    pub fn loan_value<T: Pod>(&mut self) -> Result<Loan<'_>, LoanError> {
+        let p = &self.topic.payload;
+        let requested = std::any::type_name::<T>();
+        if p.name != "bytes"
+            && (p.size != std::mem::size_of::<T>() as u64 || !requested.starts_with(&p.name))
+        {
+            return Err(LoanError::TypeMismatch {
+                existing: p.name.clone(),
+                requested: requested.into(),
+            });
+        }
+        self.loan_uninit(std::mem::size_of::<T>())
+    }
+
+    /// Copies `bytes` into a loan and publishes it (for small messages).
+    pub fn publish_copy(&mut self, bytes: &[u8]) -> Result<(), LoanError> {
+        let mut loan = self.loan_uninit(bytes.len())?;
+        loan.copy_from_slice(bytes);
+        loan.publish();
+        Ok(())
+    }
+
+    /// Publishes one plain-data value.
+    pub fn publish_value<T: Pod>(&mut self, value: &T) -> Result<(), LoanError> {
+        let mut loan = self.loan_value::<T>()?;
+        *loan
+            .value_mut::<T>()
+            .expect("a loan of size_of::<T>() bytes from an aligned chunk") = *value;
+        loan.publish();
+        Ok(())
+    }
+
+    fn commit(&mut self, claim: ClaimedChunk, length: u64) {
+        let position = self.next;
+        let depth = self.topic.layout.config.depth;
+        let index = crate::ring::index(position, depth);
+        let record = EntryRecord {
+            chunk: claim.chunk,
+            generation: claim.generation,
+            length,
+            timestamp_ns: crate::sys::clock::monotonic_ns(),
+        };
+        self.segment.entry(index).write(position, record);
+        self.allocator.enter_log(index, claim.chunk);
+        self.next = position + 1;
+        // Release: pairs with the subscribers' Acquire load; a subscriber that sees the new
+        // count sees the entry and every byte written into the chunk.
+        self.segment.published().store(self.next, Ordering::Release);
+        let woke = self.topic.layout.wake_words(&self.topic.region).notify();
+        self.stats.publishes += 1;
+        let shared = self
+            .topic
+            .layout
+            .publisher_slot(&self.topic.region, self.slot);
+        shared
+            .publishes
+            .store(self.stats.publishes, Ordering::Relaxed);
+        if woke {
+            self.stats.wake_syscalls += 1;
+            shared
+                .wake_syscalls
+                .store(self.stats.wake_syscalls, Ordering::Relaxed);
+        } else {
+            self.stats.wakes_skipped += 1;
+            shared
+                .wakes_skipped
+                .store(self.stats.wakes_skipped, Ordering::Relaxed);
+        }
+    }
+
+    /// Slow path when no chunk is free: subscribers that died holding chunks of ours get
+    /// their holder bits cleared (under their slot lock, so a new owner cannot race us).
+    fn reclaim_dead_subscribers(&mut self) {
+        for s in 0..self.topic.layout.config.max_subscribers {
+            self.topic.with_dead_slot(Role::Subscriber, s, || {
+                for chunk in 0..self.segment.geometry.chunk_count {
+                    self.segment.chunk_words(chunk).release(s);
+                }
+                self.topic.reclaim_sleeper(s);
+            });
+        }
+    }
+
+    /// This publisher's counters.
+    pub fn stats(&self) -> PublisherStats {
+        self.stats
+    }
+
+    /// The topic's name.
+    pub fn topic_name(&self) -> &str {
+        &self.topic.name
+    }
+
+    /// The largest loan this topic allows.
+    pub fn max_payload_bytes(&self) -> u64 {
+        self.topic.layout.config.max_payload_bytes
+    }
+
+    /// Free chunks right now (not in the log, not held, not deferred).
+    pub fn free_chunks(&self) -> usize {
+        self.allocator.free_count()
+    }
+
+    /// Subscribers currently asleep on this topic (read from shared memory).
+    pub fn sleeping_subscribers(&self) -> u32 {
+        self.topic
+            .layout
+            .wake_words(&self.topic.region)
+            .sleepers
+            .load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        let (slot, incarnation) = (self.slot, self.incarnation);
+        self.topic.leave(Role::Publisher, slot, |t| {
+            // Release: subscribers that see Free also see everything published before.
+            t.layout
+                .publisher_slot(&t.region, slot)
+                .occupancy
+                .store(occupancy(incarnation, SlotState::Free), Ordering::Release);
+            segment::remove(
+                &t.root
+                    .publisher_path(&t.file_name, t.topic_id, slot, incarnation),
+            );
+        });
+    }
+}
+
+/// A chunk lent by a [`Publisher`]: write into it (it dereferences to `[u8]`), then
+/// [`Loan::publish`]. Dropping it unpublished returns the chunk.
+#[derive(Debug)]
+pub struct Loan<'p> {
+    publisher: &'p mut Publisher,
+    claim: Option<ClaimedChunk>,
+    len: u64,
+}
+
+impl Loan<'_> {
+    /// Publishes the message: one log entry, one position store, and a wake system call
+    /// only if some subscriber sleeps.
+    pub fn publish(mut self) {
+        let claim = self.claim.take().expect("a loan is published once");
+        self.publisher.commit(claim, self.len);
+    }
+
+    /// Shortens the message to `len` bytes (a loan can be taken at the maximum size and
+    /// trimmed once the real size is known).
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len as u64);
+    }
+
+    /// The payload as a `T` (size and alignment checked).
+    pub fn value_mut<T: Pod>(&mut self) -> Result<&mut T, ViewError> {
+        pod::view_mut(self)
+    }
+
+    /// Address of the payload (to check zero-copy claims).
+    pub fn address(&self) -> usize {
+        self.publisher
+            .segment
+            .payload_address(self.claim.as_ref().expect("live loan").chunk)
+    }
+}
+
+impl std::ops::Deref for Loan<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        let claim = self.claim.as_ref().expect("live loan");
+        self.publisher.segment.payload(claim.chunk, self.len)
+    }
+}
+
+impl std::ops::DerefMut for Loan<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        let claim = self.claim.as_mut().expect("live loan");
+        self.publisher.segment.claimed_bytes(claim, self.len)
+    }
+}
+
+impl Drop for Loan<'_> {
+    fn drop(&mut self) {
+        if let Some(claim) = self.claim.take() {
+            self.publisher.allocator.give_back(claim.chunk);
+        }
+    }
+}

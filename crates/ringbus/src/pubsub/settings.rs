@@ -1,0 +1,349 @@
+//! Topic names, topic settings and their defaults, and the builder that opens topics.
+
+use crate::error::OpenError;
+use crate::registry::Node;
+use crate::shm::pod::Pod;
+use crate::shm::topic::{PayloadType, TopicConfig, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
+
+/// Longest topic name accepted.
+pub const MAX_TOPIC_NAME_BYTES: usize = 100;
+
+/// Whether a subscriber wants to be woken when data arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wake {
+    /// `receive()` sleeps and is woken by publishes (the default).
+    #[default]
+    OnData,
+    /// Never woken: the subscriber only polls (`take`, `take_latest`, `peek`), and costs
+    /// publishers nothing — it never touches the sleepers count.
+    Never,
+}
+
+/// Checks a topic name and returns its file-name form (`/` written as `.`).
+///
+/// A name is 1 to 100 bytes of `[A-Za-z0-9_-]` segments separated by `/`; one leading `/`
+/// is ignored (`/lidar/points` and `lidar/points` are the same topic).
+pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
+    let bad = |reason| {
+        Err(OpenError::InvalidName {
+            name: name.to_string(),
+            reason,
+        })
+    };
+    let canonical = name.strip_prefix('/').unwrap_or(name);
+    if canonical.is_empty() || canonical.len() > MAX_TOPIC_NAME_BYTES {
+        return bad("it must be 1 to 100 bytes long");
+    }
+    if canonical.split('/').any(str::is_empty) {
+        return bad("it has an empty segment (`//` or a trailing `/`)");
+    }
+    if !canonical
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/')
+    {
+        return bad("only letters, digits, `_`, `-` and `/` are allowed");
+    }
+    debug_assert!(canonical.len() <= MAX_NAME_BYTES);
+    Ok((canonical.to_string(), canonical.replace('/', ".")))
+}
+
+/// Settings given to a [`TopicBuilder`]; `None` means "the existing topic's value, or the
+/// default when creating it".
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Settings {
+    pub max_publishers: Option<u32>,
+    pub max_subscribers: Option<u32>,
+    pub depth: Option<u32>,
+    pub history: Option<u32>,
+    pub max_held: Option<u32>,
+    pub chunks: Option<u32>,
+    pub max_payload_bytes: Option<u64>,
+    pub payload: Option<PayloadType>,
+}
+
+pub(crate) const DEFAULT_MAX_PUBLISHERS: u32 = 4;
+pub(crate) const DEFAULT_MAX_SUBSCRIBERS: u32 = 16;
+pub(crate) const DEFAULT_DEPTH: u32 = 16;
+pub(crate) const DEFAULT_MAX_HELD: u32 = 4;
+pub(crate) const DEFAULT_MAX_PAYLOAD_BYTES: u64 = 4096;
+
+impl Settings {
+    /// The configuration to create a topic with.
+    pub(crate) fn resolve(&self) -> Result<(TopicConfig, PayloadType), OpenError> {
+        let payload = self.payload.clone().unwrap_or_else(PayloadType::bytes);
+        let depth = self.depth.unwrap_or(DEFAULT_DEPTH);
+        let max_subscribers = self.max_subscribers.unwrap_or(DEFAULT_MAX_SUBSCRIBERS);
+        let max_held = self.max_held.unwrap_or(DEFAULT_MAX_HELD);
+        let default_payload = if self.payload.is_some() {
+            payload.size
+        } else {
+            DEFAULT_MAX_PAYLOAD_BYTES
+        };
+        let chunk_count = match self.chunks {
+            Some(c) => c,
+            None => TopicConfig::default_chunk_count(depth, max_subscribers, max_held)
+                .min(u32::MAX as u64) as u32,
+        };
+        let config = TopicConfig {
+            max_publishers: self.max_publishers.unwrap_or(DEFAULT_MAX_PUBLISHERS),
+            max_subscribers,
+            depth,
+            history: self.history.unwrap_or(0),
+            max_held,
+            chunk_count,
+            max_payload_bytes: self.max_payload_bytes.unwrap_or(default_payload),
+        };
+        config
+            .check()
+            .map_err(|(field, value, reason)| OpenError::InvalidConfig {
+                field,
+                value,
+                reason,
+            })?;
+        if payload.size > config.max_payload_bytes {
+            return Err(OpenError::InvalidConfig {
+                field: "max_payload_bytes",
+                value: config.max_payload_bytes,
+                reason: "smaller than the payload type",
+            });
+        }
+        Ok((config, payload))
+    }
+
+    /// Checks every explicitly given setting against an existing topic.
+    pub(crate) fn check_against(
+        &self,
+        topic: &str,
+        existing: &TopicConfig,
+        existing_payload: &PayloadType,
+    ) -> Result<(), OpenError> {
+        let fields: [(&'static str, Option<u64>, u64); 7] = [
+            (
+                "max_publishers",
+                self.max_publishers.map(u64::from),
+                existing.max_publishers as u64,
+            ),
+            (
+                "max_subscribers",
+                self.max_subscribers.map(u64::from),
+                existing.max_subscribers as u64,
+            ),
+            ("depth", self.depth.map(u64::from), existing.depth as u64),
+            (
+                "history",
+                self.history.map(u64::from),
+                existing.history as u64,
+            ),
+            (
+                "max_held",
+                self.max_held.map(u64::from),
+                existing.max_held as u64,
+            ),
+            (
+                "chunks",
+                self.chunks.map(u64::from),
+                existing.chunk_count as u64,
+            ),
+            (
+                "max_payload_bytes",
+                self.max_payload_bytes,
+                existing.max_payload_bytes,
+            ),
+        ];
+        for (field, requested, existing) in fields {
+            if let Some(requested) = requested.filter(|&r| r != existing) {
+                return Err(OpenError::ConfigMismatch {
+                    topic: topic.to_string(),
+                    field,
+                    existing,
+                    requested,
+                });
+            }
+        }
+        match &self.payload {
+            Some(p) if p != existing_payload => Err(OpenError::TypeMismatch {
+                topic: topic.to_string(),
+                existing: describe(existing_payload),
+                requested: describe(p),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn describe(p: &PayloadType) -> String {
+    format!("{} (size {}, align {})", p.name, p.size, p.align)
+}
+
+/// Opens a topic as a publisher or subscriber, creating it if it does not exist.
+///
+/// Every setting left unset accepts whatever the existing topic has (or the default when
+/// this call creates it); every setting given must match an existing topic exactly, or the
+/// open fails with [`OpenError::ConfigMismatch`] naming the field.
+///
+/// | setting | default | limit |
+/// |---|---|---|
+/// | `max_publishers` | 4 | 1..=64 |
+/// | `max_subscribers` | 16 | 1..=1024 |
+/// | `depth` (log entries per publisher) | 16 | power of two, 1..=65536 |
+/// | `history` (samples a late joiner gets) | 0 | ≤ depth |
+/// | `max_held` (samples one subscriber may hold) | 4 | 1..=256 |
+/// | `max_payload_bytes` | 4096, or the payload type's size | 1 B..=1 GiB |
+/// | `chunks` | depth + max_subscribers × max_held + 1 | depth+1..=2^20 |
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct TopicBuilder {
+    pub(crate) node: Node,
+    pub(crate) name: String,
+    pub(crate) settings: Settings,
+    pub(crate) wake: Wake,
+    pub(crate) keep_last: Option<u32>,
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.settings.$name = Some(value);
+            self
+        }
+    };
+}
+
+impl TopicBuilder {
+    pub(crate) fn new(node: Node, name: &str) -> TopicBuilder {
+        TopicBuilder {
+            node,
+            name: name.to_string(),
+            settings: Settings::default(),
+            wake: Wake::OnData,
+            keep_last: None,
+        }
+    }
+
+    setter!(/// Most publishers the topic admits at once.
+        max_publishers: u32);
+    setter!(/// Most subscribers the topic admits at once.
+        max_subscribers: u32);
+    setter!(/// Log entries per publisher (a power of two).
+        depth: u32);
+    setter!(/// Past samples a subscriber that joins late receives.
+        history: u32);
+    setter!(/// Samples one subscriber may hold at once; taking more fails.
+        max_held: u32);
+    setter!(/// Payload chunks per publisher, if the default sizing is too generous.
+        chunks: u32);
+    setter!(/// Largest payload a loan may ask for.
+        max_payload_bytes: u64);
+
+    /// Declares the payload type; it is recorded in the topic and checked by every opener.
+    pub fn payload_type<T: Pod>(mut self) -> Self {
+        let name = std::any::type_name::<T>();
+        let name = &name[..name.len().min(MAX_TYPE_NAME_BYTES)];
+        self.settings.payload = Some(PayloadType {
+            name: name.to_string(),
+            size: std::mem::size_of::<T>() as u64,
+            align: std::mem::align_of::<T>() as u32,
+        });
+        self
+    }
+
+    /// Subscribers only: whether `receive()` may sleep and be woken (default `OnData`).
+    pub fn wake(mut self, wake: Wake) -> Self {
+        self.wake = wake;
+        self
+    }
+
+    /// Subscribers only: keep at most the newest `k` unread samples per publisher; older
+    /// ones are skipped and counted in [`crate::Subscriber::lost`]. Default and maximum:
+    /// the topic's depth.
+    pub fn keep_last(mut self, k: u32) -> Self {
+        self.keep_last = Some(k);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_and_encoded() {
+        assert_eq!(
+            file_name("/lidar/points").unwrap(),
+            ("lidar/points".into(), "lidar.points".into())
+        );
+        for bad in [
+            "",
+            "/",
+            "a//b",
+            "a/",
+            "a.b",
+            "a b",
+            "../x",
+            &"x".repeat(101),
+        ] {
+            assert!(
+                matches!(file_name(bad), Err(OpenError::InvalidName { .. })),
+                "{bad:?} accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn defaults_size_the_pool_so_the_publisher_can_always_allocate() {
+        let (c, p) = Settings::default().resolve().unwrap();
+        assert_eq!(c.chunk_count, 16 + 16 * 4 + 1);
+        assert_eq!(p, PayloadType::bytes());
+    }
+
+    #[test]
+    fn only_explicit_settings_must_match() {
+        let (existing, payload) = Settings::default().resolve().unwrap();
+        let s = Settings {
+            depth: Some(16),
+            ..Default::default()
+        };
+        assert!(s.check_against("t", &existing, &payload).is_ok());
+        let s = Settings {
+            depth: Some(32),
+            ..Default::default()
+        };
+        let e = s.check_against("t", &existing, &payload).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                OpenError::ConfigMismatch {
+                    field: "depth",
+                    existing: 16,
+                    requested: 32,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn out_of_range_settings_are_refused() {
+        let s = Settings {
+            depth: Some(3),
+            ..Default::default()
+        };
+        assert!(matches!(
+            s.resolve(),
+            Err(OpenError::InvalidConfig { field: "depth", .. })
+        ));
+        let s = Settings {
+            max_payload_bytes: Some(2 << 30),
+            ..Default::default()
+        };
+        assert!(matches!(
+            s.resolve(),
+            Err(OpenError::InvalidConfig {
+                field: "max_payload_bytes",
+                ..
+            })
+        ));
+    }
+}

@@ -1,0 +1,359 @@
+//! [`Subscriber`]: polls (`take`, `take_latest`, `peek`, `has_data` — pure shared-memory
+//! reads, no system call) or sleeps (`receive`) until a publisher wakes it.
+//!
+//! A subscriber keeps, per publisher slot, a cursor: the occupancy word it last saw, its
+//! mapping of that publisher's segment and the next position to read. One load of each
+//! occupancy word per call tells whether a publisher came or went; mapping a new one is
+//! the only time a poll makes system calls.
+
+use super::settings::{TopicBuilder, Wake};
+use super::topic::{Role, TopicHandle};
+use super::view::{PublisherView, Sample, SubscriberCore};
+use crate::error::{Corruption, OpenError, ReceiveError, TakeError};
+use crate::notify::Sleep;
+use crate::ring::log::EntryRead;
+use crate::shm::topic::SlotState;
+use crate::sync::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Default, Clone)]
+struct Cursor {
+    occupancy: u64,
+    view: Option<Arc<PublisherView>>,
+    next: u64,
+}
+
+/// Receives a topic's messages from every publisher on it. Messages of one publisher
+/// arrive in order, each at most once; publishers are interleaved round-robin.
+#[derive(Debug)]
+pub struct Subscriber {
+    core: Arc<SubscriberCore>,
+    cursors: Box<[Cursor]>,
+    wake: Wake,
+    keep_last: u64,
+    round_robin: usize,
+    taken: u64,
+    lost: u64,
+}
+
+impl Subscriber {
+    pub(crate) fn new(builder: TopicBuilder) -> Result<Subscriber, OpenError> {
+        let wake = builder.wake;
+        let node = builder.node.clone();
+        let (topic, slot, reclaimed) =
+            TopicHandle::join(&builder, Role::Subscriber, |t, slot, reclaimed| {
+                if reclaimed {
+                    t.reclaim_sleeper(slot);
+                }
+                let shared = t.layout.subscriber_slot(&t.region, slot);
+                shared.wake_mode.store(wake as u32, Ordering::Relaxed);
+                shared.node_id.store(node.id(), Ordering::Relaxed);
+                shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
+                for counter in [&shared.taken, &shared.lost] {
+                    counter.store(0, Ordering::Relaxed);
+                }
+                shared.held.store(0, Ordering::Relaxed);
+                // Release: pairs with the Acquire state loads of sweeps and reclaimers.
+                shared
+                    .state
+                    .store(SlotState::Active as u32, Ordering::Release);
+                Ok(reclaimed)
+            })?;
+        let config = topic.layout.config;
+        let core = Arc::new(SubscriberCore::new(topic, slot, reclaimed, node));
+        let keep_last = builder.keep_last.unwrap_or(config.depth);
+        if keep_last == 0 || keep_last > config.depth {
+            return Err(OpenError::InvalidConfig {
+                field: "keep_last",
+                value: keep_last as u64,
+                reason: "must be 1..=depth of the topic",
+            });
+        }
+        let cursors = vec![Cursor::default(); config.max_publishers as usize].into_boxed_slice();
+        let mut sub = Subscriber {
+            core,
+            cursors,
+            wake,
+            keep_last: keep_last as u64,
+            round_robin: 0,
+            taken: 0,
+            lost: 0,
+        };
+        sub.refresh(true).map_err(|e| match e {
+            TakeError::Attach(e) => e,
+            other => OpenError::Corrupted {
+                path: sub_path(&sub),
+                corruption: corruption_of(&other),
+            },
+        })?;
+        Ok(sub)
+    }
+
+    /// Attaches to publishers that appeared and notices those that left. On the first call
+    /// (`joining`), existing publishers are read from `history` messages back; publishers
+    /// that appear later are read from their first message.
+    fn refresh(&mut self, joining: bool) -> Result<(), TakeError> {
+        let history = self.core.topic.layout.config.history as u64;
+        for (slot, cursor) in self.cursors.iter_mut().enumerate() {
+            let (word, decoded) = self.core.topic.publisher_occupancy(slot as u32);
+            if word == cursor.occupancy {
+                continue;
+            }
+            cursor.occupancy = word;
+            let incarnation = match decoded {
+                Err(raw) => {
+                    cursor.view = None;
+                    let corruption = Corruption {
+                        what: "publisher slot state",
+                        found: raw as u64,
+                        limit: 1,
+                    };
+                    return Err(TakeError::Corrupted {
+                        publisher_slot: slot as u32,
+                        corruption,
+                    });
+                }
+                // A publisher that left: keep draining what it published.
+                Ok((_, SlotState::Free)) => continue,
+                Ok((incarnation, SlotState::Active)) => incarnation,
+            };
+            if cursor
+                .view
+                .as_ref()
+                .is_some_and(|v| v.incarnation == incarnation)
+            {
+                continue;
+            }
+            if let Some(old) = cursor.view.take() {
+                self.lost += old.published().saturating_sub(cursor.next);
+            }
+            if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
+                let published = view.published();
+                cursor.next = if joining {
+                    published - published.min(history)
+                } else {
+                    0
+                };
+                cursor.view = Some(view);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the next message of one publisher; `advance` = take (else peek).
+    fn read_from(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
+        let depth = self.core.topic.layout.config.depth;
+        let cursor = &mut self.cursors[slot];
+        let Some(view) = cursor.view.clone() else {
+            return Ok(None);
+        };
+        loop {
+            let published = view.published();
+            let Some(backlog) = crate::ring::backlog(published, cursor.next) else {
+                let corruption = Corruption {
+                    what: "published position (went backwards)",
+                    found: published,
+                    limit: cursor.next,
+                };
+                cursor.next = published;
+                return Err(TakeError::Corrupted {
+                    publisher_slot: slot as u32,
+                    corruption,
+                });
+            };
+            if backlog == 0 {
+                if cursor.occupancy as u32 == SlotState::Free as u32 {
+                    cursor.view = None; // drained a publisher that left
+                }
+                return Ok(None);
+            }
+            if backlog > self.keep_last {
+                self.lost += backlog - self.keep_last;
+                cursor.next = published - self.keep_last;
+            }
+            let position = cursor.next;
+            let record = match view
+                .segment
+                .entry(crate::ring::index(position, depth))
+                .read(position)
+            {
+                EntryRead::Ready(record) => record,
+                EntryRead::Overwritten => {
+                    self.lost += 1;
+                    cursor.next += 1;
+                    continue;
+                }
+                EntryRead::Behind { sequence } => {
+                    self.lost += 1;
+                    cursor.next += 1;
+                    let corruption = Corruption {
+                        what: "log entry sequence",
+                        found: sequence,
+                        limit: position + 1,
+                    };
+                    return Err(TakeError::Corrupted {
+                        publisher_slot: slot as u32,
+                        corruption,
+                    });
+                }
+            };
+            if let Err(e) = view.validate(&record) {
+                self.lost += 1;
+                cursor.next += 1;
+                return Err(e);
+            }
+            match view.pin(position, record)? {
+                None => {
+                    self.lost += 1;
+                    cursor.next += 1;
+                }
+                Some(sample) => {
+                    if advance {
+                        cursor.next += 1;
+                        self.taken += 1;
+                    }
+                    return Ok(Some(sample));
+                }
+            }
+        }
+    }
+
+    fn publish_counters(&self) {
+        let shared = self
+            .core
+            .topic
+            .layout
+            .subscriber_slot(&self.core.topic.region, self.core.slot);
+        shared.taken.store(self.taken, Ordering::Relaxed);
+        shared.lost.store(self.lost, Ordering::Relaxed);
+    }
+
+    fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
+        self.refresh(false)?;
+        let n = self.cursors.len();
+        let mut result = Ok(None);
+        for k in 0..n {
+            let slot = (self.round_robin + k) % n;
+            result = self.read_from(slot, advance);
+            if !matches!(result, Ok(None)) {
+                if advance {
+                    self.round_robin = (slot + 1) % n;
+                }
+                break;
+            }
+        }
+        self.publish_counters();
+        result
+    }
+
+    /// The next unread message, if any. Never blocks; no system call.
+    pub fn take(&mut self) -> Result<Option<Sample>, TakeError> {
+        self.next_from_any(true)
+    }
+
+    /// The next unread message without consuming it (the next `take` returns it again).
+    pub fn peek(&mut self) -> Result<Option<Sample>, TakeError> {
+        self.next_from_any(false)
+    }
+
+    /// The newest message, skipping (not counting as lost) everything older. With several
+    /// publishers, the newest of each is compared by timestamp and the others are skipped.
+    pub fn take_latest(&mut self) -> Result<Option<Sample>, TakeError> {
+        self.refresh(false)?;
+        let mut newest: Option<Sample> = None;
+        for slot in 0..self.cursors.len() {
+            let cursor = &mut self.cursors[slot];
+            let Some(view) = cursor.view.as_ref() else {
+                continue;
+            };
+            let published = view.published();
+            if published <= cursor.next {
+                continue;
+            }
+            cursor.next = published - 1;
+            let Some(sample) = self.read_from(slot, true)? else {
+                continue;
+            };
+            if newest
+                .as_ref()
+                .is_none_or(|n| sample.timestamp_ns() > n.timestamp_ns())
+            {
+                newest = Some(sample);
+            }
+        }
+        self.publish_counters();
+        Ok(newest)
+    }
+
+    /// Whether `take` would find something (or a publisher came or went). No system call.
+    pub fn has_data(&self) -> bool {
+        self.cursors.iter().enumerate().any(|(slot, c)| {
+            c.view.as_ref().is_some_and(|v| v.published() > c.next)
+                || self.core.topic.publisher_occupancy(slot as u32).0 != c.occupancy
+        })
+    }
+
+    /// Waits for the next message, at most `timeout` (`None`: forever). Sleeps in the
+    /// kernel only if nothing is there; publishers see it asleep and wake it.
+    pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Sample, ReceiveError> {
+        if self.wake == Wake::Never {
+            return Err(ReceiveError::PollingOnly);
+        }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if let Some(sample) = self.take()? {
+                return Ok(sample);
+            }
+            let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            if remaining == Some(Duration::ZERO) {
+                return Err(ReceiveError::Timeout);
+            }
+            let t = &self.core.topic;
+            let mark = &t.layout.subscriber_slot(&t.region, self.core.slot).sleeping;
+            if t.layout
+                .wake_words(&t.region)
+                .sleep(mark, || self.has_data(), remaining)
+                == Sleep::TimedOut
+            {
+                return self.take()?.ok_or(ReceiveError::Timeout);
+            }
+        }
+    }
+
+    /// Messages taken so far.
+    pub fn taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// Messages skipped because they were overwritten before being taken (`keep_last`,
+    /// or a publisher lapping a slow subscriber).
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Samples this subscriber holds right now.
+    pub fn held(&self) -> u32 {
+        self.core.held()
+    }
+
+    /// The topic's name.
+    pub fn topic_name(&self) -> &str {
+        &self.core.topic.name
+    }
+}
+
+fn sub_path(s: &Subscriber) -> std::path::PathBuf {
+    s.core.topic.path.clone()
+}
+
+fn corruption_of(e: &TakeError) -> Corruption {
+    match e {
+        TakeError::Corrupted { corruption, .. } => corruption.clone(),
+        _ => Corruption {
+            what: "subscriber join",
+            found: 0,
+            limit: 0,
+        },
+    }
+}

@@ -1,0 +1,319 @@
+//! Joining and leaving a topic: open-or-create, slot claiming, and tear-down by the last
+//! one out.
+//!
+//! Every publisher and subscriber opens the topic file itself, so it has its own open file
+//! description and its own OFD locks. Byte 0 is the topic's control lock, held briefly to
+//! join and to leave; the first byte of each slot is that slot's liveness lock, held for
+//! as long as the slot is in use. A slot whose state is not `Free` but whose lock nobody
+//! holds belongs to a dead process, and whoever takes the lock next reclaims it.
+//!
+//! The last participant to leave (no slot alive) removes the topic and its publisher
+//! files; an opener that finds the file it opened already unlinked starts over.
+
+use super::settings::{file_name, TopicBuilder};
+use crate::error::{io_err, OpenError};
+use crate::shm::header::SegmentKind;
+use crate::shm::segment::{self, header_error};
+use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout};
+use crate::shm::{Region, Root};
+use crate::sync::Ordering;
+use crate::sys;
+use std::fs::File;
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+
+/// Publisher or subscriber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Publisher,
+    Subscriber,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Publisher => "publisher",
+            Role::Subscriber => "subscriber",
+        }
+    }
+}
+
+const CONTROL_BYTE: u64 = 0;
+const JOIN_ATTEMPTS: u32 = 100;
+
+/// One participant's open topic.
+#[derive(Debug)]
+pub(crate) struct TopicHandle {
+    pub root: Root,
+    pub name: String,
+    pub file_name: String,
+    pub path: PathBuf,
+    pub file: File,
+    pub region: Region,
+    pub layout: TopicLayout,
+    pub topic_id: u64,
+    pub payload: PayloadType,
+}
+
+impl TopicHandle {
+    /// Opens or creates the topic and claims a slot of `role`. `claim(handle, slot,
+    /// reclaimed)` initialises the slot under the control lock; `reclaimed` says its
+    /// previous owner died without leaving.
+    pub(crate) fn join<T>(
+        builder: &TopicBuilder,
+        role: Role,
+        claim: impl FnOnce(&TopicHandle, u32, bool) -> Result<T, OpenError>,
+    ) -> Result<(TopicHandle, u32, T), OpenError> {
+        let root = builder.node.root().clone();
+        let (name, file_name) = file_name(&builder.name)?;
+        let path = root.topic_path(&file_name);
+        let mut claim = Some(claim);
+        for _ in 0..JOIN_ATTEMPTS {
+            let Some(handle) = Self::open_or_create(builder, &root, &name, &file_name, &path)?
+            else {
+                continue;
+            };
+            let claimed = handle.claim_slot(role, claim.take().expect("claimed once"));
+            handle.unlock(CONTROL_BYTE);
+            return claimed.map(|(slot, t)| (handle, slot, t));
+        }
+        Err(OpenError::Io {
+            action: "join",
+            path,
+            source: std::io::Error::other("the topic kept being torn down while joining"),
+        })
+    }
+
+    /// Returns the topic with its control lock held, or `None` to retry (it was torn down
+    /// or created concurrently).
+    fn open_or_create(
+        builder: &TopicBuilder,
+        root: &Root,
+        name: &str,
+        file_name: &str,
+        path: &PathBuf,
+    ) -> Result<Option<TopicHandle>, OpenError> {
+        if let Some(opened) = segment::open(path, SegmentKind::Topic, true)? {
+            sys::lock::lock(opened.file.as_fd(), CONTROL_BYTE).map_err(io_err("lock", path))?;
+            if segment::is_unlinked(&opened.file, path)? {
+                return Ok(None);
+            }
+            let (header, layout, stored_name, payload) =
+                TopicLayout::read(&opened.region).map_err(|e| header_error(path, e))?;
+            if stored_name != name {
+                return Err(OpenError::Foreign {
+                    path: path.clone(),
+                    reason: format!("it holds topic {stored_name:?}, not {name:?}"),
+                });
+            }
+            builder
+                .settings
+                .check_against(name, &layout.config, &payload)?;
+            let h = TopicHandle {
+                root: root.clone(),
+                name: name.into(),
+                file_name: file_name.into(),
+                path: path.clone(),
+                file: opened.file,
+                region: opened.region,
+                layout,
+                topic_id: header.topic_id,
+                payload,
+            };
+            return Ok(Some(h));
+        }
+        let (config, payload) = builder.settings.resolve()?;
+        let layout = TopicLayout { config };
+        let topic_id = sys::random::u64().map_err(io_err("create", path))?;
+        let init = |r: &Region| layout.init(r, topic_id, name, &payload);
+        // The creator holds the control lock from birth (see `segment::create`).
+        Ok(
+            segment::create(root, path, layout.total_bytes(), init)?.map(|c| TopicHandle {
+                root: root.clone(),
+                name: name.into(),
+                file_name: file_name.into(),
+                path: path.clone(),
+                file: c.file,
+                region: c.region,
+                layout,
+                topic_id,
+                payload,
+            }),
+        )
+    }
+
+    /// The liveness lock byte of a slot.
+    pub(crate) fn lock_byte(&self, role: Role, slot: u32) -> u64 {
+        match role {
+            Role::Publisher => self.layout.publisher_slot_offset(slot) as u64,
+            Role::Subscriber => self.layout.subscriber_slot_offset(slot) as u64,
+        }
+    }
+
+    fn slot_count(&self, role: Role) -> u32 {
+        match role {
+            Role::Publisher => self.layout.config.max_publishers,
+            Role::Subscriber => self.layout.config.max_subscribers,
+        }
+    }
+
+    /// The raw state of a slot (publisher slots: the state half of the occupancy word).
+    fn slot_state(&self, role: Role, slot: u32) -> u32 {
+        match role {
+            Role::Publisher => self
+                .layout
+                .publisher_slot(&self.region, slot)
+                .occupancy
+                .load(Ordering::Acquire) as u32,
+            Role::Subscriber => self
+                .layout
+                .subscriber_slot(&self.region, slot)
+                .state
+                .load(Ordering::Acquire),
+        }
+    }
+
+    fn claim_slot<T>(
+        &self,
+        role: Role,
+        claim: impl FnOnce(&TopicHandle, u32, bool) -> Result<T, OpenError>,
+    ) -> Result<(u32, T), OpenError> {
+        for slot in 0..self.slot_count(role) {
+            let byte = self.lock_byte(role, slot);
+            if !sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
+                continue;
+            }
+            let reclaimed = self.slot_state(role, slot) != SlotState::Free as u32;
+            return match claim(self, slot, reclaimed) {
+                Ok(t) => Ok((slot, t)),
+                Err(e) => {
+                    self.unlock(byte);
+                    Err(e)
+                }
+            };
+        }
+        Err(OpenError::TooMany {
+            topic: self.name.clone(),
+            role: role.name(),
+            limit: self.slot_count(role),
+        })
+    }
+
+    /// Whether the slot's state is non-free and its lock held by another open file.
+    pub(crate) fn is_alive(&self, role: Role, slot: u32) -> bool {
+        self.slot_state(role, slot) != SlotState::Free as u32
+            && sys::lock::is_locked(self.file.as_fd(), self.lock_byte(role, slot)).unwrap_or(true)
+    }
+
+    /// Whether a non-free slot's owner is dead; if so, runs `reclaim` holding its lock.
+    pub(crate) fn with_dead_slot(&self, role: Role, slot: u32, reclaim: impl FnOnce()) {
+        let byte = self.lock_byte(role, slot);
+        if self.slot_state(role, slot) == SlotState::Free as u32 {
+            return;
+        }
+        if let Ok(true) = sys::lock::try_lock(self.file.as_fd(), byte) {
+            if self.slot_state(role, slot) != SlotState::Free as u32 {
+                reclaim();
+            }
+            self.unlock(byte);
+        }
+    }
+
+    fn unlock(&self, byte: u64) {
+        // Unlocking a byte we hold cannot fail for a valid open file.
+        let _ = sys::lock::unlock(self.file.as_fd(), byte);
+    }
+
+    /// Leaves the slot: `release` marks it free under the control lock; the last one out
+    /// tears the topic down.
+    pub(crate) fn leave(&self, role: Role, slot: u32, release: impl FnOnce(&TopicHandle)) {
+        let locked = sys::lock::lock(self.file.as_fd(), CONTROL_BYTE).is_ok();
+        release(self);
+        self.unlock(self.lock_byte(role, slot));
+        if locked {
+            self.tear_down_if_unused();
+            self.unlock(CONTROL_BYTE);
+        }
+    }
+
+    /// With the control lock held: removes the topic and all its publisher files if no slot
+    /// is alive. Returns whether it did.
+    pub(crate) fn tear_down_if_unused(&self) -> bool {
+        let any_alive = (0..self.layout.config.max_publishers)
+            .any(|s| self.is_alive(Role::Publisher, s))
+            || (0..self.layout.config.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
+        if any_alive || segment::is_unlinked(&self.file, &self.path).unwrap_or(true) {
+            return false;
+        }
+        let prefix = Root::publisher_prefix(&self.file_name, self.topic_id);
+        for entry in self
+            .root
+            .entries()
+            .into_iter()
+            .filter(|e| e.starts_with(&prefix))
+        {
+            segment::remove(&self.root.path().join(entry));
+        }
+        segment::remove(&self.path);
+        true
+    }
+
+    /// The incarnation and state of a publisher slot; an unknown state is reported as the
+    /// raw value.
+    pub(crate) fn publisher_occupancy(&self, slot: u32) -> (u64, Result<(u32, SlotState), u32>) {
+        // Acquire: pairs with the Release store that made the slot Active.
+        let word = self
+            .layout
+            .publisher_slot(&self.region, slot)
+            .occupancy
+            .load(Ordering::Acquire);
+        (word, decode_occupancy(word))
+    }
+
+    /// Locks the control byte for an out-of-band sweep (`clean`); `false` if it is busy.
+    pub(crate) fn try_lock_control(&self) -> bool {
+        matches!(
+            sys::lock::try_lock(self.file.as_fd(), CONTROL_BYTE),
+            Ok(true)
+        )
+    }
+
+    /// Opens an existing topic file for a sweep, without joining.
+    pub(crate) fn open_for_sweep(
+        root: &Root,
+        file_name: &str,
+    ) -> Result<Option<TopicHandle>, OpenError> {
+        let path = root.topic_path(file_name);
+        let Some(opened) = segment::open(&path, SegmentKind::Topic, true)? else {
+            return Ok(None);
+        };
+        let (header, layout, name, payload) =
+            TopicLayout::read(&opened.region).map_err(|e| header_error(&path, e))?;
+        Ok(Some(TopicHandle {
+            root: root.clone(),
+            name,
+            file_name: file_name.into(),
+            path,
+            file: opened.file,
+            region: opened.region,
+            layout,
+            topic_id: header.topic_id,
+            payload,
+        }))
+    }
+
+    /// Takes back the sleepers count of a subscriber slot whose owner died asleep (its
+    /// `sleeping` mark is set). Call holding the slot's lock.
+    pub(crate) fn reclaim_sleeper(&self, slot: u32) {
+        let mark = &self.layout.subscriber_slot(&self.region, slot).sleeping;
+        if mark.swap(0, Ordering::Relaxed) == 1 {
+            let sleepers = self.layout.wake_words(&self.region).sleepers;
+            let _ =
+                sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        }
+    }
+
+    pub(crate) fn release_control(&self) {
+        self.unlock(CONTROL_BYTE);
+    }
+}

@@ -1,0 +1,260 @@
+//! A subscriber's side of the data path: its slot ([`SubscriberCore`]), its mapping of one
+//! publisher ([`PublisherView`]) and the zero-copy [`Sample`].
+
+use super::topic::{Role, TopicHandle};
+use crate::error::{Corruption, OpenError, TakeError, ViewError};
+use crate::pool::local::LocalPins;
+use crate::registry::Node;
+use crate::ring::log::EntryRecord;
+use crate::shm::pod::{self, Pod};
+use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
+use crate::shm::topic::SlotState;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// A subscriber's slot in the topic. Lives as long as the subscriber or any of its
+/// samples; the slot is released when the last of them goes.
+#[derive(Debug)]
+pub(crate) struct SubscriberCore {
+    pub topic: TopicHandle,
+    pub slot: u32,
+    /// The previous owner of the slot died: clear its holder bits in every segment we
+    /// attach before pinning anything there.
+    pub reclaimed: bool,
+    held: AtomicU32,
+    _node: Node,
+}
+
+impl SubscriberCore {
+    pub(crate) fn new(
+        topic: TopicHandle,
+        slot: u32,
+        reclaimed: bool,
+        node: Node,
+    ) -> SubscriberCore {
+        SubscriberCore {
+            topic,
+            slot,
+            reclaimed,
+            held: AtomicU32::new(0),
+            _node: node,
+        }
+    }
+
+    pub(crate) fn held(&self) -> u32 {
+        self.held.load(Ordering::Relaxed)
+    }
+
+    fn set_held(&self, delta_up: bool) {
+        let held = if delta_up {
+            self.held.fetch_add(1, Ordering::Relaxed) + 1
+        } else {
+            self.held.fetch_sub(1, Ordering::Relaxed) - 1
+        };
+        self.topic
+            .layout
+            .subscriber_slot(&self.topic.region, self.slot)
+            .held
+            .store(held, Ordering::Relaxed);
+    }
+}
+
+impl Drop for SubscriberCore {
+    fn drop(&mut self) {
+        let slot = self.slot;
+        self.topic.leave(Role::Subscriber, slot, |t| {
+            let shared = t.layout.subscriber_slot(&t.region, slot);
+            shared.held.store(0, Ordering::Relaxed);
+            // Release: pairs with the Acquire state loads of whoever claims the slot next.
+            shared
+                .state
+                .store(SlotState::Free as u32, Ordering::Release);
+        });
+    }
+}
+
+/// A subscriber's read-only mapping of one publisher's segment (its chunk words mapped
+/// read-write, to pin).
+#[derive(Debug)]
+pub(crate) struct PublisherView {
+    pub segment: PublisherSegment,
+    pins: LocalPins,
+    pub core: Arc<SubscriberCore>,
+    pub publisher_slot: u32,
+    pub incarnation: u32,
+}
+
+impl PublisherView {
+    /// Maps the segment of `publisher_slot`/`incarnation`; `None` if its file is gone.
+    pub(crate) fn attach(
+        core: &Arc<SubscriberCore>,
+        publisher_slot: u32,
+        incarnation: u32,
+    ) -> Result<Option<Arc<PublisherView>>, OpenError> {
+        let t = &core.topic;
+        let path = t
+            .root
+            .publisher_path(&t.file_name, t.topic_id, publisher_slot, incarnation);
+        let geometry =
+            PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or_else(|| {
+                OpenError::Corrupted {
+                    path: path.clone(),
+                    corruption: Corruption {
+                        what: "publisher geometry",
+                        found: t.layout.config.max_payload_bytes,
+                        limit: 0,
+                    },
+                }
+            })?;
+        let Some(segment) =
+            PublisherSegment::open(&path, geometry, t.topic_id, publisher_slot, incarnation)?
+        else {
+            return Ok(None);
+        };
+        if core.reclaimed {
+            for chunk in 0..geometry.chunk_count {
+                segment.chunk_words(chunk).release(core.slot);
+            }
+        }
+        let pins = LocalPins::new(geometry.chunk_count);
+        Ok(Some(Arc::new(PublisherView {
+            segment,
+            pins,
+            core: core.clone(),
+            publisher_slot,
+            incarnation,
+        })))
+    }
+
+    /// Positions below this are published.
+    pub(crate) fn published(&self) -> u64 {
+        // Acquire: pairs with the publisher's Release store after writing the entry.
+        self.segment.published().load(Ordering::Acquire)
+    }
+
+    /// Checks an entry against this process's limits.
+    pub(crate) fn validate(&self, record: &EntryRecord) -> Result<(), TakeError> {
+        let g = &self.segment.geometry;
+        let corrupted = |what, found, limit| TakeError::Corrupted {
+            publisher_slot: self.publisher_slot,
+            corruption: Corruption { what, found, limit },
+        };
+        if record.chunk >= g.chunk_count {
+            return Err(corrupted(
+                "log entry chunk index",
+                record.chunk as u64,
+                g.chunk_count as u64,
+            ));
+        }
+        if record.length > g.max_payload_bytes {
+            return Err(corrupted(
+                "log entry length",
+                record.length,
+                g.max_payload_bytes,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Pins the chunk of a validated entry. `Ok(None)`: the chunk was recycled (the message
+    /// is lost).
+    pub(crate) fn pin(
+        self: &Arc<Self>,
+        position: u64,
+        record: EntryRecord,
+    ) -> Result<Option<Sample>, TakeError> {
+        let max_held = self.core.topic.layout.config.max_held;
+        if self.core.held() >= max_held {
+            return Err(TakeError::HeldLimit { max_held });
+        }
+        let words = self.segment.chunk_words(record.chunk);
+        let holder = self.core.slot;
+        let pinned = self.pins.acquire(
+            record.chunk,
+            || words.try_pin(holder, record.generation),
+            || words.generation.load(Ordering::Relaxed) == record.generation,
+        );
+        if !pinned {
+            return Ok(None);
+        }
+        self.core.set_held(true);
+        Ok(Some(Sample {
+            view: self.clone(),
+            chunk: record.chunk,
+            len: record.length,
+            position,
+            timestamp_ns: record.timestamp_ns,
+        }))
+    }
+}
+
+/// Identifies one publisher of a topic over its lifetime: its slot and incarnation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PublisherId {
+    pub slot: u32,
+    pub incarnation: u32,
+}
+
+/// A received message: a read-only view of the publisher's chunk, pinned until dropped.
+/// No byte was copied to deliver it.
+#[derive(Debug)]
+pub struct Sample {
+    view: Arc<PublisherView>,
+    chunk: u32,
+    len: u64,
+    position: u64,
+    timestamp_ns: u64,
+}
+
+impl Sample {
+    /// The message's position in its publisher's stream (0, 1, 2, ... per publisher).
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// Which publisher sent it.
+    pub fn publisher(&self) -> PublisherId {
+        PublisherId {
+            slot: self.view.publisher_slot,
+            incarnation: self.view.incarnation,
+        }
+    }
+
+    /// `CLOCK_MONOTONIC` nanoseconds when it was published.
+    pub fn timestamp_ns(&self) -> u64 {
+        self.timestamp_ns
+    }
+
+    /// The payload as a `T` (size and alignment checked).
+    pub fn value<T: Pod>(&self) -> Result<&T, ViewError> {
+        pod::view(self)
+    }
+
+    /// Address of the first payload byte in this process (it lies in the publisher's
+    /// segment mapping: zero copy).
+    pub fn address(&self) -> usize {
+        self.view.segment.payload_address(self.chunk)
+    }
+}
+
+impl std::ops::Deref for Sample {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.view.segment.payload(self.chunk, self.len)
+    }
+}
+
+impl AsRef<[u8]> for Sample {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Drop for Sample {
+    fn drop(&mut self) {
+        let words = self.view.segment.chunk_words(self.chunk);
+        let holder = self.view.core.slot;
+        self.view.pins.release(self.chunk, || words.release(holder));
+        self.view.core.set_held(false);
+    }
+}

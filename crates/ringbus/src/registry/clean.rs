@@ -1,0 +1,125 @@
+//! Sweeps of the root: what dead processes left behind is found by its lock being free,
+//! and removed only while holding that lock (or the topic's control lock), so a sweep
+//! never races a live participant.
+
+use crate::error::OpenError;
+use crate::pubsub::topic::TopicHandle;
+use crate::shm::{segment, Root};
+use crate::sys;
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+/// A temporary file younger than this may still be under construction.
+const TEMP_GRACE: Duration = Duration::from_secs(2);
+
+/// What [`clean`] did.
+#[derive(Debug, Default, Clone)]
+pub struct CleanReport {
+    /// Files removed, each with the reason.
+    pub removed: Vec<(PathBuf, String)>,
+    /// Files left alone because they could not be understood, with the reason.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+fn is_abandoned_temp(path: &PathBuf) -> bool {
+    let old = std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .map(|t| SystemTime::now().duration_since(t).unwrap_or_default() > TEMP_GRACE)
+        .unwrap_or(false);
+    old && sys::fs::open_existing(path, true)
+        .is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
+}
+
+fn is_dead_node(path: &PathBuf) -> bool {
+    sys::fs::open_existing(path, true)
+        .is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
+}
+
+/// Removes dead nodes' files and abandoned temporary files; returns what it removed.
+pub(crate) fn sweep_nodes_and_temps(root: &Root) -> Vec<(PathBuf, String)> {
+    let mut removed = Vec::new();
+    for name in root.entries() {
+        let path = root.path().join(&name);
+        let reason = if name.starts_with("node.") && is_dead_node(&path) {
+            "node whose process is gone"
+        } else if name.starts_with(".tmp.") && is_abandoned_temp(&path) {
+            "segment whose creator died while building it"
+        } else {
+            continue;
+        };
+        segment::remove(&path);
+        removed.push((path, reason.to_string()));
+    }
+    removed
+}
+
+/// `pub.<topic>.<topic id>.<slot>.<incarnation>` → (`<topic>`, topic id).
+fn parse_publisher_file(name: &str) -> Option<(&str, u64)> {
+    let rest = name.strip_prefix("pub.")?;
+    let mut parts = rest.rsplitn(4, '.');
+    let (_inc, _slot, id, topic) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    Some((topic, u64::from_str_radix(id, 16).ok()?))
+}
+
+/// Reclaims everything in `root` that no live process uses: dead nodes' files, abandoned
+/// temporary files, topics none of whose participants is alive (with their publisher
+/// files), and publisher files whose topic is gone. Live topics are left untouched: their
+/// dead slots are reclaimed by their live participants.
+pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
+    let mut report = CleanReport {
+        removed: sweep_nodes_and_temps(root),
+        skipped: Vec::new(),
+    };
+    for name in root.entries() {
+        let Some(file_name) = name.strip_prefix("topic.") else {
+            continue;
+        };
+        let path = root.path().join(&name);
+        match TopicHandle::open_for_sweep(root, file_name) {
+            Ok(Some(topic)) => {
+                if topic.try_lock_control() {
+                    if topic.tear_down_if_unused() {
+                        report
+                            .removed
+                            .push((path, "topic with no live publisher or subscriber".into()));
+                    }
+                    topic.release_control();
+                }
+            }
+            Ok(None) => {}
+            Err(e) => report.skipped.push((path, e.to_string())),
+        }
+    }
+    for name in root.entries() {
+        let Some((topic, id)) = parse_publisher_file(&name) else {
+            continue;
+        };
+        let orphan = match TopicHandle::open_for_sweep(root, topic) {
+            Ok(Some(t)) => t.topic_id != id,
+            Ok(None) => true,
+            Err(_) => false,
+        };
+        if orphan {
+            let path = root.path().join(&name);
+            segment::remove(&path);
+            report.removed.push((
+                path,
+                "publisher segment of a topic that no longer exists".into(),
+            ));
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn publisher_file_names_parse() {
+        assert_eq!(
+            super::parse_publisher_file("pub.a.b.00000000000000ff.3.7"),
+            Some(("a.b", 255))
+        );
+        assert_eq!(super::parse_publisher_file("pub.x"), None);
+    }
+}

@@ -1,0 +1,7 @@
+//! Nodes, liveness and cleanup of what dead processes left behind.
+
+pub(crate) mod clean;
+pub(crate) mod node;
+
+pub use clean::{clean, CleanReport};
+pub use node::Node;

@@ -1,0 +1,84 @@
+//! Plain-data payloads: typed views of sample and loan bytes.
+
+use crate::error::ViewError;
+
+/// Types that can be sent as raw bytes and viewed in place by another process.
+///
+/// # Safety
+/// Implement only for `#[repr(C)]` (or primitive) types that are `Copy`, contain no
+/// pointers, references or padding that matters, and are valid for every bit pattern of
+/// their size (a buggy peer may write anything into a payload).
+pub unsafe trait Pod: Copy + 'static {}
+
+macro_rules! pod {
+    ($($t:ty),*) => { $(
+        // SAFETY: primitive integers and floats are valid for every bit pattern.
+        unsafe impl Pod for $t {}
+    )* };
+}
+pod!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64);
+// SAFETY: an array of Pod is Pod (no padding between elements of a Copy type's array).
+unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
+
+fn check<T: Pod>(bytes: &[u8]) -> Result<(), ViewError> {
+    let type_name = std::any::type_name::<T>();
+    if bytes.len() != std::mem::size_of::<T>() {
+        return Err(ViewError::Size {
+            type_name,
+            expected: std::mem::size_of::<T>(),
+            actual: bytes.len(),
+        });
+    }
+    if bytes.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
+        return Err(ViewError::Alignment {
+            type_name,
+            align: std::mem::align_of::<T>(),
+        });
+    }
+    Ok(())
+}
+
+/// Views `bytes` as a `T` (size and alignment checked).
+pub(crate) fn view<T: Pod>(bytes: &[u8]) -> Result<&T, ViewError> {
+    check::<T>(bytes)?;
+    // SAFETY: size and alignment checked; `T: Pod` is valid for any bit pattern.
+    Ok(unsafe { &*bytes.as_ptr().cast::<T>() })
+}
+
+/// Views `bytes` as a mutable `T` (size and alignment checked).
+pub(crate) fn view_mut<T: Pod>(bytes: &mut [u8]) -> Result<&mut T, ViewError> {
+    check::<T>(bytes)?;
+    // SAFETY: as in `view`; the exclusive borrow of `bytes` makes the `&mut T` unique.
+    Ok(unsafe { &mut *bytes.as_mut_ptr().cast::<T>() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_check_size_and_alignment() {
+        let mut buf = [0u64; 2];
+        let bytes: &mut [u8] = crate::shm::pod::as_bytes_mut(&mut buf);
+        *view_mut::<u64>(&mut bytes[..8]).unwrap() = 7;
+        assert_eq!(*view::<u64>(&bytes[..8]).unwrap(), 7);
+        assert!(matches!(
+            view::<u64>(&bytes[..4]),
+            Err(ViewError::Size {
+                expected: 8,
+                actual: 4,
+                ..
+            })
+        ));
+        assert!(matches!(
+            view::<u64>(&bytes[1..9]),
+            Err(ViewError::Alignment { align: 8, .. })
+        ));
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn as_bytes_mut(v: &mut [u64; 2]) -> &mut [u8] {
+    // SAFETY: u64s are plain bytes; the borrow is exclusive and the length exact.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), 16) }
+}

@@ -1,0 +1,333 @@
+//! A publisher's segment: its broadcast log, the chunk words, and the payload chunks.
+//!
+//! ```text
+//!    0 PublisherHeader (192 B): SegmentHeader, topic id, slot, incarnation, geometry
+//!  192 published: u64          (own cache line; positions < published are readable)
+//!  256 LogEntry × depth        (32 B each)
+//!      -- page boundary --
+//!      chunk words × chunk_count  (generation u32, pad, holder bits u64 × holder_words),
+//!                                  one cache line apart; mapped read-write by subscribers
+//!      -- page boundary --
+//!      payload chunks × chunk_count (chunk_stride each); mapped read-only by subscribers
+//! ```
+//! The whole file is mapped once (read-write by the publisher, read-only by subscribers) and
+//! the chunk-word range a second time read-write, so a subscriber can pin chunks but never
+//! write a payload or a log entry.
+
+use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
+use super::topic::TopicConfig;
+use super::{Region, Shared};
+use crate::error::OpenError;
+use crate::pool::allocator::ChunkAllocator;
+use crate::pool::ChunkWords;
+use crate::ring::log::LogEntry;
+use crate::sync::{AtomicU32, AtomicU64};
+use std::fs::File;
+use std::mem::{offset_of, size_of};
+use std::path::Path;
+
+const PAGE: u64 = 4096;
+const PUBLISHED_OFFSET: usize = 192;
+const LOG_OFFSET: u64 = 256;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct PublisherGeometry {
+    pub depth: u32,
+    pub chunk_count: u32,
+    pub holder_words: u32,
+    pub reserved0: u32,
+    pub chunk_stride: u64,
+    pub max_payload_bytes: u64,
+    pub log_offset: u64,
+    pub control_offset: u64,
+    pub control_stride: u64,
+    pub payload_offset: u64,
+    pub total_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub(crate) struct PublisherHeader {
+    pub common: SegmentHeader,
+    pub topic_id: u64,
+    pub slot: u32,
+    pub incarnation: u32,
+    pub geometry: PublisherGeometry,
+    pub reserved: [u8; 40],
+}
+
+const _: () = assert!(offset_of!(PublisherHeader, topic_id) == 64);
+const _: () = assert!(offset_of!(PublisherHeader, slot) == 72);
+const _: () = assert!(offset_of!(PublisherHeader, geometry) == 80);
+const _: () = assert!(size_of::<PublisherGeometry>() == 72);
+const _: () = assert!(size_of::<PublisherHeader>() == PUBLISHED_OFFSET);
+
+// SAFETY: repr(C), integers and byte arrays only.
+unsafe impl Shared for PublisherHeader {}
+
+fn round_up(v: u64, to: u64) -> u64 {
+    v.div_ceil(to) * to
+}
+
+impl PublisherGeometry {
+    /// The geometry for a topic configuration; all sizes checked for overflow.
+    pub(crate) fn new(config: &TopicConfig, payload_align: u32) -> Option<PublisherGeometry> {
+        let holder_words = config.max_subscribers.div_ceil(64);
+        let control_stride = round_up(8 + 8 * holder_words as u64, 64);
+        let chunk_stride = round_up(
+            config.max_payload_bytes,
+            (payload_align as u64).clamp(64, PAGE),
+        );
+        let log_bytes = config.depth as u64 * size_of::<LogEntry>() as u64;
+        let control_offset = round_up(LOG_OFFSET + log_bytes, PAGE);
+        let payload_offset = round_up(
+            control_offset + control_stride * config.chunk_count as u64,
+            PAGE,
+        );
+        let total_bytes = chunk_stride
+            .checked_mul(config.chunk_count as u64)?
+            .checked_add(payload_offset)?;
+        (total_bytes <= 1 << 44).then_some(PublisherGeometry {
+            depth: config.depth,
+            chunk_count: config.chunk_count,
+            holder_words,
+            reserved0: 0,
+            chunk_stride,
+            max_payload_bytes: config.max_payload_bytes,
+            log_offset: LOG_OFFSET,
+            control_offset,
+            control_stride,
+            payload_offset,
+            total_bytes,
+        })
+    }
+
+    fn control_bytes(&self) -> u64 {
+        self.payload_offset - self.control_offset
+    }
+}
+
+/// A chunk claimed by its publisher and not yet published: the proof of exclusive access
+/// to its payload. Made only by [`PublisherSegment::claim`].
+#[derive(Debug)]
+pub(crate) struct ClaimedChunk {
+    pub chunk: u32,
+    pub generation: u32,
+}
+
+/// A mapped publisher segment (the publisher's own, or a subscriber's view of it).
+#[derive(Debug)]
+pub(crate) struct PublisherSegment {
+    data: Region,
+    control: Region,
+    pub geometry: PublisherGeometry,
+}
+
+impl PublisherSegment {
+    fn new(
+        file: &File,
+        path: &Path,
+        data: Region,
+        geometry: PublisherGeometry,
+    ) -> Result<PublisherSegment, OpenError> {
+        let control = super::segment::map_range(
+            file,
+            path,
+            geometry.control_offset,
+            geometry.control_bytes(),
+            true,
+        )?;
+        Ok(PublisherSegment {
+            data,
+            control,
+            geometry,
+        })
+    }
+
+    /// Creates the segment for `slot`/`incarnation` at `path`.
+    pub(crate) fn create(
+        root: &super::Root,
+        path: &Path,
+        geometry: PublisherGeometry,
+        topic_id: u64,
+        slot: u32,
+        incarnation: u32,
+    ) -> Result<PublisherSegment, OpenError> {
+        let init = |r: &Region| {
+            let header = PublisherHeader {
+                common: SegmentHeader::new(
+                    SegmentKind::Publisher,
+                    size_of::<PublisherHeader>() as u32,
+                    geometry.total_bytes,
+                ),
+                topic_id,
+                slot,
+                incarnation,
+                geometry,
+                reserved: [0; 40],
+            };
+            r.write_plain(0, header);
+        };
+        let created = super::segment::create(root, path, geometry.total_bytes, init)?;
+        let created = created.ok_or_else(|| OpenError::Io {
+            action: "create",
+            path: path.to_path_buf(),
+            source: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+        })?;
+        Self::new(&created.file, path, created.region, geometry)
+    }
+
+    /// Opens the segment a topic slot points to, read-only but for the chunk words, and
+    /// checks it is exactly the one expected (topic, slot, incarnation, geometry).
+    pub(crate) fn open(
+        path: &Path,
+        expected: PublisherGeometry,
+        topic_id: u64,
+        slot: u32,
+        incarnation: u32,
+    ) -> Result<Option<PublisherSegment>, OpenError> {
+        let Some(opened) = super::segment::open(path, SegmentKind::Publisher, false)? else {
+            return Ok(None);
+        };
+        let h: PublisherHeader = opened.region.read_plain(0);
+        let check = |what, found: u64, want: u64| {
+            if found == want {
+                Ok(())
+            } else {
+                Err(corrupt(what, found, want))
+            }
+        };
+        let verdict = check(
+            "publisher header size",
+            opened.header.header_bytes as u64,
+            size_of::<PublisherHeader>() as u64,
+        )
+        .and(check("publisher topic id", h.topic_id, topic_id))
+        .and(check("publisher slot", h.slot as u64, slot as u64))
+        .and(check(
+            "publisher incarnation",
+            h.incarnation as u64,
+            incarnation as u64,
+        ))
+        .and(if h.geometry == expected {
+            Ok(())
+        } else {
+            Err(corrupt("publisher geometry", 0, 1))
+        })
+        .and(check(
+            "reserved publisher header bytes",
+            h.reserved.iter().any(|&b| b != 0) as u64,
+            0,
+        ));
+        verdict.map_err(|e: HeaderError| super::segment::header_error(path, e))?;
+        Self::new(&opened.file, path, opened.region, expected).map(Some)
+    }
+
+    /// Positions below this are published. Only the owning publisher stores it.
+    pub(crate) fn published(&self) -> &AtomicU64 {
+        self.data.get(PUBLISHED_OFFSET)
+    }
+
+    pub(crate) fn entry(&self, index: usize) -> &LogEntry {
+        assert!(index < self.geometry.depth as usize);
+        self.data
+            .get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
+    }
+
+    /// The pin words of `chunk`, which must be `< chunk_count` (validated by the caller).
+    pub(crate) fn chunk_words(&self, chunk: u32) -> ChunkWords<'_> {
+        assert!(chunk < self.geometry.chunk_count);
+        let base = chunk as usize * self.geometry.control_stride as usize;
+        ChunkWords {
+            generation: self.control.get::<AtomicU32>(base),
+            holders: self
+                .control
+                .slice::<AtomicU64>(base + 8, self.geometry.holder_words as usize),
+        }
+    }
+
+    fn payload_offset(&self, chunk: u32, len: u64) -> usize {
+        assert!(chunk < self.geometry.chunk_count && len <= self.geometry.max_payload_bytes);
+        (self.geometry.payload_offset + chunk as u64 * self.geometry.chunk_stride) as usize
+    }
+
+    /// The first `len` payload bytes of `chunk` (bounds asserted; callers validate first).
+    pub(crate) fn payload(&self, chunk: u32, len: u64) -> &[u8] {
+        self.data
+            .bytes(self.payload_offset(chunk, len), len as usize)
+    }
+
+    /// Writable payload of a chunk this publisher claimed.
+    ///
+    /// # Safety
+    /// The caller must have claimed `chunk` (`ChunkWords::try_claim`) and not yet published
+    /// it, and must not create a second slice of it.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn payload_mut(&self, chunk: u32, len: u64) -> &mut [u8] {
+        // SAFETY: a claimed, unpublished chunk is ours alone (the caller's contract).
+        unsafe {
+            self.data
+                .bytes_mut(self.payload_offset(chunk, len), len as usize)
+        }
+    }
+
+    /// Claims a chunk for a new message through the allocator (see `pool::pin`).
+    pub(crate) fn claim(&self, allocator: &mut ChunkAllocator) -> Option<ClaimedChunk> {
+        allocator
+            .acquire(|chunk| self.chunk_words(chunk).try_claim())
+            .map(|(chunk, generation)| ClaimedChunk { chunk, generation })
+    }
+
+    /// The writable payload of a claimed chunk; the `&mut ClaimedChunk` is the proof that
+    /// nobody else can see or write these bytes.
+    pub(crate) fn claimed_bytes<'a>(
+        &'a self,
+        claim: &'a mut ClaimedChunk,
+        len: u64,
+    ) -> &'a mut [u8] {
+        // SAFETY: `claim` was made by `claim()` for a chunk that no subscriber holds and whose
+        // new generation is not yet in any log entry, so no subscriber can pin it; the
+        // exclusive borrow of the claim makes this the only slice of it.
+        unsafe { self.payload_mut(claim.chunk, len) }
+    }
+
+    pub(crate) fn payload_address(&self, chunk: u32) -> usize {
+        self.data.address(self.payload_offset(chunk, 0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometry_is_page_aligned_and_bounded() {
+        let c = TopicConfig {
+            max_publishers: 1,
+            max_subscribers: 130,
+            depth: 16,
+            history: 0,
+            max_held: 2,
+            chunk_count: 277,
+            max_payload_bytes: 100,
+        };
+        let g = PublisherGeometry::new(&c, 8).unwrap();
+        assert_eq!(g.holder_words, 3);
+        assert_eq!(g.control_stride, 64);
+        assert_eq!(g.chunk_stride, 128);
+        assert_eq!(g.control_offset % PAGE, 0);
+        assert_eq!(g.payload_offset % PAGE, 0);
+        assert_eq!(g.total_bytes, g.payload_offset + 277 * 128);
+        let huge = TopicConfig {
+            max_payload_bytes: 1 << 30,
+            chunk_count: 1 << 20,
+            ..c
+        };
+        assert_eq!(
+            PublisherGeometry::new(&huge, 1),
+            None,
+            "2^50 bytes is refused, not wrapped"
+        );
+    }
+}

@@ -1,0 +1,113 @@
+//! The per-user root directory that holds every ringbus segment, and the file names in it.
+//!
+//! ```text
+//! <root>/topic.<name>                                  topic control segment
+//! <root>/pub.<name>.<topic id>.<slot>.<incarnation>    one publisher's log and chunks
+//! <root>/node.<node id>                                a live node (OFD-locked)
+//! <root>/.tmp.<random>                                 a segment being built
+//! ```
+//! `<name>` is the topic name with `/` written as `.` (names never contain `.`).
+
+use crate::error::OpenError;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// Environment variable that overrides the root directory.
+pub const ROOT_ENV: &str = "RINGBUS_ROOT";
+
+/// The directory all segments live in; default `/dev/shm/ringbus-<uid>`.
+#[derive(Debug, Clone)]
+pub struct Root {
+    path: PathBuf,
+}
+
+impl Root {
+    /// `$RINGBUS_ROOT`, or `/dev/shm/ringbus-<uid>`.
+    pub fn default_path() -> PathBuf {
+        match std::env::var_os(ROOT_ENV) {
+            Some(p) if !p.is_empty() => PathBuf::from(p),
+            _ => PathBuf::from(format!("/dev/shm/ringbus-{}", crate::sys::fs::euid())),
+        }
+    }
+
+    /// Opens (creating it with mode 0700 if needed) and checks the root directory: a real
+    /// directory, owned by us, not writable by group or others.
+    pub fn open(path: impl Into<PathBuf>) -> Result<Root, OpenError> {
+        let path = path.into();
+        let unusable = |reason: String| OpenError::RootUnusable {
+            path: path.clone(),
+            reason,
+        };
+        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(unusable(format!("cannot create it: {e}"))),
+        }
+        let meta = std::fs::symlink_metadata(&path)
+            .map_err(|e| unusable(format!("cannot stat it: {e}")))?;
+        if !meta.file_type().is_dir() {
+            return Err(unusable(
+                "it is not a directory (or it is a symbolic link)".into(),
+            ));
+        }
+        if meta.uid() != crate::sys::fs::euid() {
+            return Err(unusable(format!(
+                "it is owned by uid {}, not by us (uid {})",
+                meta.uid(),
+                crate::sys::fs::euid()
+            )));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(unusable(format!(
+                "its mode {:o} lets others write into it; chmod 700 it",
+                meta.mode() & 0o777
+            )));
+        }
+        Ok(Root { path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub(crate) fn topic_path(&self, file_name: &str) -> PathBuf {
+        self.path.join(format!("topic.{file_name}"))
+    }
+
+    pub(crate) fn publisher_prefix(file_name: &str, topic_id: u64) -> String {
+        format!("pub.{file_name}.{topic_id:016x}.")
+    }
+
+    pub(crate) fn publisher_path(
+        &self,
+        file_name: &str,
+        topic_id: u64,
+        slot: u32,
+        incarnation: u32,
+    ) -> PathBuf {
+        self.path.join(format!(
+            "{}{slot}.{incarnation}",
+            Self::publisher_prefix(file_name, topic_id)
+        ))
+    }
+
+    pub(crate) fn node_path(&self, node_id: u64) -> PathBuf {
+        self.path.join(format!("node.{node_id:016x}"))
+    }
+
+    pub(crate) fn temp_path(&self) -> Result<PathBuf, OpenError> {
+        let r = crate::sys::random::u64()
+            .map_err(crate::error::io_err("draw a random name in", &self.path))?;
+        Ok(self.path.join(format!(".tmp.{r:016x}")))
+    }
+
+    /// File names in the root (unreadable entries are skipped).
+    pub(crate) fn entries(&self) -> Vec<String> {
+        std::fs::read_dir(&self.path)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,376 @@
+//! The topic segment: configuration, payload type, wake words and the slot tables.
+//!
+//! ```text
+//!    0 TopicHeader (512 B): SegmentHeader, topic id, TopicConfig, payload type, name
+//!  512 wake word         (own cache line)
+//!  576 sleepers count    (own cache line)
+//!  640 PublisherSlot  × max_publishers   (64 B each)
+//!      SubscriberSlot × max_subscribers  (64 B each)
+//! ```
+//! Liveness: the owner of slot *i* holds an OFD write lock on the first byte of the slot;
+//! byte 0 of the file is the topic's control lock (join / leave / tear-down).
+
+use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
+use super::{Region, Shared};
+use crate::notify::WakeWords;
+use crate::sync::{AtomicU32, AtomicU64};
+use std::mem::{offset_of, size_of};
+
+pub(crate) const MAX_PUBLISHERS: u32 = 64;
+pub(crate) const MAX_SUBSCRIBERS: u32 = 1024;
+pub(crate) const MAX_DEPTH: u32 = 1 << 16;
+pub(crate) const MAX_HELD: u32 = 256;
+pub(crate) const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_CHUNKS: u32 = 1 << 20;
+pub(crate) const MAX_NAME_BYTES: usize = 128;
+pub(crate) const MAX_TYPE_NAME_BYTES: usize = 256;
+
+/// The layout-relevant configuration of a topic, as stored in its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct TopicConfig {
+    pub max_publishers: u32,
+    pub max_subscribers: u32,
+    pub depth: u32,
+    pub history: u32,
+    pub max_held: u32,
+    pub chunk_count: u32,
+    pub max_payload_bytes: u64,
+}
+const _: () = assert!(size_of::<TopicConfig>() == 32);
+
+/// A configuration value out of its documented range.
+pub(crate) type ConfigFault = (&'static str, u64, &'static str);
+
+impl TopicConfig {
+    /// Chunks needed so a publisher can always allocate: the log, every subscriber's
+    /// held samples, and the loan in progress.
+    pub(crate) fn default_chunk_count(depth: u32, max_subscribers: u32, max_held: u32) -> u64 {
+        depth as u64 + max_subscribers as u64 * max_held as u64 + 1
+    }
+
+    pub(crate) fn check(&self) -> Result<(), ConfigFault> {
+        let c = self;
+        let bad = |field, value: u64, reason| Err((field, value, reason));
+        if !(1..=MAX_PUBLISHERS).contains(&c.max_publishers) {
+            return bad("max_publishers", c.max_publishers as u64, "must be 1..=64");
+        }
+        if !(1..=MAX_SUBSCRIBERS).contains(&c.max_subscribers) {
+            return bad(
+                "max_subscribers",
+                c.max_subscribers as u64,
+                "must be 1..=1024",
+            );
+        }
+        if !c.depth.is_power_of_two() || c.depth > MAX_DEPTH {
+            return bad(
+                "depth",
+                c.depth as u64,
+                "must be a power of two from 1 to 65536",
+            );
+        }
+        if c.history > c.depth {
+            return bad("history", c.history as u64, "must not exceed depth");
+        }
+        if !(1..=MAX_HELD).contains(&c.max_held) {
+            return bad("max_held", c.max_held as u64, "must be 1..=256");
+        }
+        if !(1..=MAX_PAYLOAD_BYTES).contains(&c.max_payload_bytes) {
+            return bad(
+                "max_payload_bytes",
+                c.max_payload_bytes,
+                "must be 1..=1 GiB",
+            );
+        }
+        if c.chunk_count <= c.depth || c.chunk_count > MAX_CHUNKS {
+            return bad(
+                "chunks",
+                c.chunk_count as u64,
+                "must exceed depth and be at most 2^20",
+            );
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub(crate) struct TopicHeader {
+    pub common: SegmentHeader,
+    pub topic_id: u64,
+    pub config: TopicConfig,
+    pub type_size: u64,
+    pub type_align: u32,
+    pub type_name_len: u32,
+    pub type_name: [u8; MAX_TYPE_NAME_BYTES],
+    pub name_len: u32,
+    pub reserved0: u32,
+    pub name: [u8; MAX_NAME_BYTES],
+}
+
+const _: () = assert!(offset_of!(TopicHeader, topic_id) == 64);
+const _: () = assert!(offset_of!(TopicHeader, config) == 72);
+const _: () = assert!(offset_of!(TopicHeader, type_size) == 104);
+const _: () = assert!(offset_of!(TopicHeader, type_name) == 120);
+const _: () = assert!(offset_of!(TopicHeader, name_len) == 376);
+const _: () = assert!(offset_of!(TopicHeader, name) == 384);
+const _: () = assert!(size_of::<TopicHeader>() == 512);
+
+// SAFETY: repr(C), integers and byte arrays only.
+unsafe impl Shared for TopicHeader {}
+
+const WAKE_OFFSET: usize = 512;
+const SLEEPERS_OFFSET: usize = 576;
+const SLOTS_OFFSET: usize = 640;
+
+/// Slot states. A non-free slot whose lock byte nobody holds belongs to a dead process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum SlotState {
+    Free = 0,
+    Active = 1,
+}
+
+impl TryFrom<u32> for SlotState {
+    type Error = u32;
+    fn try_from(v: u32) -> Result<Self, u32> {
+        match v {
+            0 => Ok(SlotState::Free),
+            1 => Ok(SlotState::Active),
+            other => Err(other),
+        }
+    }
+}
+
+/// One publisher's entry in the topic. Only its owner writes it (and whoever reclaims it,
+/// under its lock).
+#[repr(C, align(64))]
+pub(crate) struct PublisherSlot {
+    /// `incarnation << 32 | state`: one load tells a subscriber whether to (re)attach.
+    pub occupancy: AtomicU64,
+    pub node_id: AtomicU64,
+    pub publishes: AtomicU64,
+    pub wake_syscalls: AtomicU64,
+    pub wakes_skipped: AtomicU64,
+    pub pid: AtomicU32,
+    reserved: [AtomicU32; 5],
+}
+const _: () = assert!(size_of::<PublisherSlot>() == 64);
+const _: () = assert!(offset_of!(PublisherSlot, pid) == 40);
+// SAFETY: repr(C), fixed-width atomics only.
+unsafe impl Shared for PublisherSlot {}
+
+pub(crate) fn occupancy(incarnation: u32, state: SlotState) -> u64 {
+    (incarnation as u64) << 32 | state as u64
+}
+
+/// Splits an occupancy word; an unknown state is corruption.
+pub(crate) fn decode_occupancy(word: u64) -> Result<(u32, SlotState), u32> {
+    Ok(((word >> 32) as u32, SlotState::try_from(word as u32)?))
+}
+
+/// One subscriber's entry in the topic.
+#[repr(C, align(64))]
+pub(crate) struct SubscriberSlot {
+    pub state: AtomicU32,
+    pub wake_mode: AtomicU32,
+    pub node_id: AtomicU64,
+    pub taken: AtomicU64,
+    pub lost: AtomicU64,
+    /// 1 while counted in the topic's sleepers (see `notify::protocol`).
+    pub sleeping: AtomicU32,
+    pub pid: AtomicU32,
+    pub held: AtomicU32,
+    reserved: [AtomicU32; 5],
+}
+const _: () = assert!(size_of::<SubscriberSlot>() == 64);
+const _: () = assert!(offset_of!(SubscriberSlot, sleeping) == 32);
+// SAFETY: repr(C), fixed-width atomics only.
+unsafe impl Shared for SubscriberSlot {}
+
+/// The payload type a topic was created for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PayloadType {
+    pub name: String,
+    pub size: u64,
+    pub align: u32,
+}
+
+impl PayloadType {
+    pub(crate) fn bytes() -> PayloadType {
+        PayloadType {
+            name: "bytes".into(),
+            size: 1,
+            align: 1,
+        }
+    }
+}
+
+/// Offsets of a topic segment with a given configuration (process-local, from validated
+/// values only).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TopicLayout {
+    pub config: TopicConfig,
+}
+
+impl TopicLayout {
+    pub(crate) fn total_bytes(&self) -> u64 {
+        (SLOTS_OFFSET + 64 * (self.config.max_publishers + self.config.max_subscribers) as usize)
+            as u64
+    }
+
+    pub(crate) fn publisher_slot_offset(&self, slot: u32) -> usize {
+        assert!(slot < self.config.max_publishers);
+        SLOTS_OFFSET + 64 * slot as usize
+    }
+
+    pub(crate) fn subscriber_slot_offset(&self, slot: u32) -> usize {
+        assert!(slot < self.config.max_subscribers);
+        SLOTS_OFFSET + 64 * (self.config.max_publishers + slot) as usize
+    }
+
+    /// Writes a fresh topic header (state still Initializing).
+    pub(crate) fn init(&self, region: &Region, topic_id: u64, name: &str, payload: &PayloadType) {
+        let mut header = TopicHeader {
+            common: SegmentHeader::new(
+                SegmentKind::Topic,
+                size_of::<TopicHeader>() as u32,
+                self.total_bytes(),
+            ),
+            topic_id,
+            config: self.config,
+            type_size: payload.size,
+            type_align: payload.align,
+            type_name_len: payload.name.len() as u32,
+            type_name: [0; MAX_TYPE_NAME_BYTES],
+            name_len: name.len() as u32,
+            reserved0: 0,
+            name: [0; MAX_NAME_BYTES],
+        };
+        header.type_name[..payload.name.len()].copy_from_slice(payload.name.as_bytes());
+        header.name[..name.len()].copy_from_slice(name.as_bytes());
+        region.write_plain(0, header);
+    }
+
+    /// Reads and validates a topic header; the returned layout is safe to index with.
+    pub(crate) fn read(
+        region: &Region,
+    ) -> Result<(TopicHeader, TopicLayout, String, PayloadType), HeaderError> {
+        let common = SegmentHeader::read(region, SegmentKind::Topic)?;
+        if (common.header_bytes as usize) != size_of::<TopicHeader>()
+            || region.len() < size_of::<TopicHeader>()
+        {
+            return Err(corrupt(
+                "topic header size",
+                common.header_bytes as u64,
+                size_of::<TopicHeader>() as u64,
+            ));
+        }
+        let h: TopicHeader = region.read_plain(0);
+        h.config
+            .check()
+            .map_err(|(what, value, _)| corrupt(what, value, 0))?;
+        let layout = TopicLayout { config: h.config };
+        if layout.total_bytes() != region.len() as u64 {
+            return Err(corrupt(
+                "topic segment length",
+                region.len() as u64,
+                layout.total_bytes(),
+            ));
+        }
+        if h.reserved0 != 0 {
+            return Err(corrupt(
+                "reserved topic header bytes",
+                h.reserved0 as u64,
+                0,
+            ));
+        }
+        let name = text(&h.name, h.name_len, "topic name length")?;
+        let type_name = text(&h.type_name, h.type_name_len, "payload type name length")?;
+        let payload = PayloadType {
+            name: type_name,
+            size: h.type_size,
+            align: h.type_align,
+        };
+        Ok((h, layout, name, payload))
+    }
+
+    pub(crate) fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
+        WakeWords {
+            word: region.get::<AtomicU32>(WAKE_OFFSET),
+            sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
+        }
+    }
+
+    pub(crate) fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
+        region.get(self.publisher_slot_offset(slot))
+    }
+
+    pub(crate) fn subscriber_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r SubscriberSlot {
+        region.get(self.subscriber_slot_offset(slot))
+    }
+}
+
+fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderError> {
+    let s = bytes
+        .get(..len as usize)
+        .ok_or(corrupt(what, len as u64, bytes.len() as u64))?;
+    String::from_utf8(s.to_vec()).map_err(|_| corrupt(what, len as u64, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> TopicConfig {
+        TopicConfig {
+            max_publishers: 2,
+            max_subscribers: 3,
+            depth: 4,
+            history: 1,
+            max_held: 1,
+            chunk_count: 8,
+            max_payload_bytes: 64,
+        }
+    }
+
+    #[test]
+    fn init_then_read_on_a_heap_segment() {
+        let layout = TopicLayout { config: config() };
+        let r = Region::heap(layout.total_bytes() as usize);
+        layout.init(&r, 42, "a/b", &PayloadType::bytes());
+        SegmentHeader::publish(&r);
+        let (h, l, name, payload) = TopicLayout::read(&r).unwrap();
+        assert_eq!(
+            (h.topic_id, l.config, name.as_str(), payload),
+            (42, config(), "a/b", PayloadType::bytes())
+        );
+        assert_eq!(layout.subscriber_slot_offset(0), 640 + 128);
+    }
+
+    #[test]
+    fn corrupted_config_and_lengths_are_refused() {
+        let layout = TopicLayout { config: config() };
+        let r = Region::heap(layout.total_bytes() as usize);
+        layout.init(&r, 42, "t", &PayloadType::bytes());
+        SegmentHeader::publish(&r);
+        r.write_plain::<u32>(offset_of!(TopicHeader, config) + 8, 3); // depth 3
+        assert!(
+            matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "depth")
+        );
+        r.write_plain::<u32>(offset_of!(TopicHeader, config) + 8, 4);
+        r.write_plain::<u32>(offset_of!(TopicHeader, name_len), 4000);
+        assert!(
+            matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "topic name length")
+        );
+    }
+
+    #[test]
+    fn occupancy_round_trips_and_rejects_unknown_states() {
+        assert_eq!(
+            decode_occupancy(occupancy(7, SlotState::Active)),
+            Ok((7, SlotState::Active))
+        );
+        assert_eq!(decode_occupancy(5), Err(5));
+    }
+}
