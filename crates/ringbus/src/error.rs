@@ -17,11 +17,7 @@ pub struct Corruption {
 
 impl std::fmt::Display for Corruption {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} is {} (expected {})",
-            self.what, self.found, self.limit
-        )
+        write!(f, "{} is {} (expected {})", self.what, self.found, self.limit)
     }
 }
 
@@ -29,59 +25,27 @@ impl std::fmt::Display for Corruption {
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error("cannot {action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        source: io::Error,
-    },
+    Io { action: &'static str, path: PathBuf, source: io::Error },
     #[error("the ringbus root {path} is unusable: {reason}. Point RINGBUS_ROOT at a directory you own on a tmpfs (e.g. /dev/shm/ringbus-$UID)")]
     RootUnusable { path: PathBuf, reason: String },
     #[error("not enough shared memory for {path}: it needs {needed_bytes} bytes and the filesystem has {free_bytes} free. Enlarge the tmpfs (docker: --shm-size; host: mount -o remount,size=... /dev/shm) or lower depth / max_payload_bytes / max_subscribers")]
-    NoSpace {
-        path: PathBuf,
-        needed_bytes: u64,
-        free_bytes: u64,
-    },
+    NoSpace { path: PathBuf, needed_bytes: u64, free_bytes: u64 },
     #[error("invalid topic name {name:?}: {reason}")]
     InvalidName { name: String, reason: &'static str },
     #[error("invalid topic setting {field} = {value}: {reason}")]
-    InvalidConfig {
-        field: &'static str,
-        value: u64,
-        reason: &'static str,
-    },
+    InvalidConfig { field: &'static str, value: u64, reason: &'static str },
     #[error("topic {topic:?} exists with {field} = {existing}, but {requested} was requested. Use the same setting everywhere, or leave it unset to accept the existing one")]
-    ConfigMismatch {
-        topic: String,
-        field: &'static str,
-        existing: u64,
-        requested: u64,
-    },
+    ConfigMismatch { topic: String, field: &'static str, existing: u64, requested: u64 },
     #[error("topic {topic:?} carries payload type {existing}, but {requested} was requested")]
-    TypeMismatch {
-        topic: String,
-        existing: String,
-        requested: String,
-    },
+    TypeMismatch { topic: String, existing: String, requested: String },
     #[error("{path} is not a ringbus segment ({reason}); something else wrote into the ringbus root. Remove the file or run `ringbus clean`")]
     Foreign { path: PathBuf, reason: String },
     #[error("{path} has layout version {found}, this library speaks version {expected}. Stop the processes of the other version and run `ringbus clean`, or rebuild them against the same ringbus")]
-    VersionMismatch {
-        path: PathBuf,
-        found: u32,
-        expected: u32,
-    },
+    VersionMismatch { path: PathBuf, found: u32, expected: u32 },
     #[error("{path} is corrupted: {corruption}. The process that wrote it is buggy or died mid-write; run `ringbus clean` once its users are gone")]
-    Corrupted {
-        path: PathBuf,
-        corruption: Corruption,
-    },
+    Corrupted { path: PathBuf, corruption: Corruption },
     #[error("topic {topic:?} already has its maximum of {limit} live {role}s. Create the topic with a larger max_{role}s, or close some {role}s")]
-    TooMany {
-        topic: String,
-        role: &'static str,
-        limit: u32,
-    },
+    TooMany { topic: String, role: &'static str, limit: u32 },
 }
 
 /// Getting a loan from a publisher.
@@ -98,15 +62,12 @@ pub enum LoanError {
 /// Taking a sample from a subscriber without blocking.
 #[derive(Debug, thiserror::Error)]
 pub enum TakeError {
-    #[error(
-        "this subscriber already holds max_held = {max_held} samples; drop some before taking more"
-    )]
+    #[error("this subscriber already holds max_held = {max_held} samples; drop some before taking more")]
     HeldLimit { max_held: u32 },
-    #[error("publisher slot {publisher_slot} wrote a bad value: {corruption}; its samples are skipped until it is replaced")]
-    Corrupted {
-        publisher_slot: u32,
-        corruption: Corruption,
-    },
+    #[error(
+        "publisher slot {publisher_slot} wrote a bad value: {corruption}; its samples are skipped until it is replaced"
+    )]
+    Corrupted { publisher_slot: u32, corruption: Corruption },
     #[error("cannot attach to a new publisher: {0}")]
     Attach(#[from] OpenError),
 }
@@ -126,25 +87,11 @@ pub enum ReceiveError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ViewError {
     #[error("the payload is {actual} bytes but {type_name} needs {expected}")]
-    Size {
-        type_name: &'static str,
-        expected: usize,
-        actual: usize,
-    },
+    Size { type_name: &'static str, expected: usize, actual: usize },
     #[error("the payload is not aligned to {align} bytes as {type_name} needs")]
-    Alignment {
-        type_name: &'static str,
-        align: usize,
-    },
+    Alignment { type_name: &'static str, align: usize },
 }
 
-pub(crate) fn io_err<'p>(
-    action: &'static str,
-    path: &'p std::path::Path,
-) -> impl FnOnce(io::Error) -> OpenError + 'p {
-    move |source| OpenError::Io {
-        action,
-        path: path.to_path_buf(),
-        source,
-    }
+pub(crate) fn io_err<'p>(action: &'static str, path: &'p std::path::Path) -> impl FnOnce(io::Error) -> OpenError + 'p {
+    move |source| OpenError::Io { action, path: path.to_path_buf(), source }
 }

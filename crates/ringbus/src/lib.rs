@@ -44,8 +44,7 @@ pub(crate) mod sys;
 pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
 #[cfg(not(loom))]
 pub use pubsub::{
-    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake,
-    MAX_TOPIC_NAME_BYTES,
+    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
 pub use registry::{clean, CleanReport, Node};

@@ -55,12 +55,7 @@ impl WakeWords<'_> {
     /// whoever reclaims a subscriber killed mid-sleep can take its count back. It is set
     /// after the increment and cleared before the decrement: a death in between can only
     /// leave the count too high (an unneeded wake call), never too low (a lost wake-up).
-    pub(crate) fn sleep(
-        &self,
-        mark: &AtomicU32,
-        has_data: impl Fn() -> bool,
-        timeout: Option<Duration>,
-    ) -> Sleep {
+    pub(crate) fn sleep(&self, mark: &AtomicU32, has_data: impl Fn() -> bool, timeout: Option<Duration>) -> Sleep {
         self.sleepers.fetch_add(1, Ordering::Relaxed);
         mark.store(1, Ordering::Relaxed);
         // Pairs with the fence in `notify`.
@@ -103,10 +98,7 @@ mod loom_models {
     }
 
     fn wait_for_data(t: &Topic, who: usize) {
-        let words = WakeWords {
-            word: &t.word,
-            sleepers: &t.sleepers,
-        };
+        let words = WakeWords { word: &t.word, sleepers: &t.sleepers };
         while t.data.load(Ordering::Acquire) == 0 {
             words.sleep(&t.marks[who], || t.data.load(Ordering::Acquire) != 0, None);
         }
@@ -121,11 +113,7 @@ mod loom_models {
             let t2 = t.clone();
             let waiter = loom::thread::spawn(move || wait_for_data(&t2, 0));
             t.data.store(1, Ordering::Release);
-            WakeWords {
-                word: &t.word,
-                sleepers: &t.sleepers,
-            }
-            .notify();
+            WakeWords { word: &t.word, sleepers: &t.sleepers }.notify();
             waiter.join().unwrap();
             assert_eq!(t.sleepers.load(Ordering::Relaxed), 0);
         });
@@ -144,11 +132,7 @@ mod loom_models {
                 })
                 .collect();
             t.data.store(1, Ordering::Release);
-            WakeWords {
-                word: &t.word,
-                sleepers: &t.sleepers,
-            }
-            .notify();
+            WakeWords { word: &t.word, sleepers: &t.sleepers }.notify();
             for w in waiters {
                 w.join().unwrap();
             }
@@ -161,11 +145,7 @@ mod loom_models {
         loom::model(|| {
             let t = topic();
             t.data.store(1, Ordering::Release);
-            assert!(!WakeWords {
-                word: &t.word,
-                sleepers: &t.sleepers
-            }
-            .notify());
+            assert!(!WakeWords { word: &t.word, sleepers: &t.sleepers }.notify());
         });
     }
 }

@@ -25,21 +25,14 @@ impl ChunkAllocator {
     }
 
     /// Finds a chunk `try_claim` accepts (nobody holds it). Returns `(chunk, generation)`.
-    pub(crate) fn acquire(
-        &mut self,
-        mut try_claim: impl FnMut(u32) -> Option<u32>,
-    ) -> Option<(u32, u32)> {
+    pub(crate) fn acquire(&mut self, mut try_claim: impl FnMut(u32) -> Option<u32>) -> Option<(u32, u32)> {
         while let Some(chunk) = self.free.pop() {
             if let Some(generation) = try_claim(chunk) {
                 return Some((chunk, generation));
             }
             self.deferred.push(chunk);
         }
-        let found = self
-            .deferred
-            .iter()
-            .enumerate()
-            .find_map(|(i, &c)| try_claim(c).map(|g| (i, c, g)));
+        let found = self.deferred.iter().enumerate().find_map(|(i, &c)| try_claim(c).map(|g| (i, c, g)));
         found.map(|(i, chunk, generation)| {
             self.deferred.swap_remove(i);
             (chunk, generation)
@@ -81,15 +74,8 @@ mod tests {
         a.enter_log(1, c1);
         let (c2, _) = a.acquire(|c| (!held[c as usize]).then_some(1)).unwrap();
         a.enter_log(0, c2); // replaces chunk 0, which becomes free again
-        assert_eq!(
-            a.acquire(|c| (!held[c as usize]).then_some(1)).map(|x| x.0),
-            Some(0)
-        );
+        assert_eq!(a.acquire(|c| (!held[c as usize]).then_some(1)).map(|x| x.0), Some(0));
         assert_eq!(a.acquire(|c| (!held[c as usize]).then_some(1)), None);
-        assert_eq!(
-            a.acquire(|_| Some(1)).map(|x| x.0),
-            Some(1),
-            "deferred chunk retried once released"
-        );
+        assert_eq!(a.acquire(|_| Some(1)).map(|x| x.0), Some(1), "deferred chunk retried once released");
     }
 }

@@ -17,9 +17,7 @@ pub(crate) struct LocalPins {
 
 impl LocalPins {
     pub(crate) fn new(chunk_count: u32) -> LocalPins {
-        LocalPins {
-            counts: (0..chunk_count).map(|_| AtomicU32::new(0)).collect(),
-        }
+        LocalPins { counts: (0..chunk_count).map(|_| AtomicU32::new(0)).collect() }
     }
 
     /// Pins `chunk`: runs `pin_shared` on the first pin. When this process already holds the
@@ -42,16 +40,10 @@ impl LocalPins {
                         return false;
                     }
                 }
-                if count
-                    .compare_exchange(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
-                {
+                if count.compare_exchange(v, v + 1, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
                     return true;
                 }
-            } else if count
-                .compare_exchange(0, BUSY, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
+            } else if count.compare_exchange(0, BUSY, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                 let pinned = pin_shared();
                 // Release: ends the BUSY section; pairs with the Acquire loads above.
                 count.store(pinned as u32, Ordering::Release);
@@ -68,17 +60,11 @@ impl LocalPins {
             if v & BUSY != 0 {
                 std::hint::spin_loop();
             } else if v > 1 {
-                if count
-                    .compare_exchange(v, v - 1, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
-                {
+                if count.compare_exchange(v, v - 1, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
                     return;
                 }
             } else if v == 1 {
-                if count
-                    .compare_exchange(1, BUSY, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-                {
+                if count.compare_exchange(1, BUSY, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                     release_shared();
                     // Release: ends the BUSY section.
                     count.store(0, Ordering::Release);
@@ -120,10 +106,7 @@ mod tests {
         pins.release(1, || unreachable!());
         pins.release(1, || shared.set(shared.get() - 1));
         assert_eq!((pins.count(1), shared.get()), (0, 0));
-        assert!(
-            !pins.acquire(0, || false, || true),
-            "a failed shared pin leaves nothing held"
-        );
+        assert!(!pins.acquire(0, || false, || true), "a failed shared pin leaves nothing held");
         assert_eq!(pins.count(0), 0);
     }
 }

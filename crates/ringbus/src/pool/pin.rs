@@ -84,10 +84,7 @@ mod tests {
     fn pin_blocks_claim_until_released() {
         let generation = AtomicU32::new(0);
         let holders = [AtomicU64::new(0), AtomicU64::new(0)];
-        let w = ChunkWords {
-            generation: &generation,
-            holders: &holders,
-        };
+        let w = ChunkWords { generation: &generation, holders: &holders };
         let g = w.try_claim().unwrap();
         assert!(w.try_pin(70, g));
         assert!(w.is_held_by(70));
@@ -103,10 +100,7 @@ mod tests {
     fn generation_wraps_around() {
         let generation = AtomicU32::new(u32::MAX);
         let holders = [AtomicU64::new(0)];
-        let w = ChunkWords {
-            generation: &generation,
-            holders: &holders,
-        };
+        let w = ChunkWords { generation: &generation, holders: &holders };
         assert_eq!(w.try_claim(), Some(0));
         assert!(w.try_pin(0, 0));
         assert!(!w.try_pin(1, u32::MAX));
@@ -129,10 +123,7 @@ mod loom_models {
     }
 
     fn words(c: &Chunk) -> ChunkWords<'_> {
-        ChunkWords {
-            generation: &c.generation,
-            holders: &c.holders,
-        }
+        ChunkWords { generation: &c.generation, holders: &c.holders }
     }
 
     /// A subscriber that pins a published generation reads exactly that message's payload,

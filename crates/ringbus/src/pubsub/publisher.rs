@@ -42,56 +42,34 @@ impl Publisher {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Publisher, OpenError> {
         let node = builder.node.clone();
         let (topic, slot, (segment, incarnation)) =
-            TopicHandle::join(&builder, Role::Publisher, |t, slot, reclaimed| {
+            TopicHandle::join(&builder, Role::Publisher, |t, slot, _reclaimed| {
                 let shared = t.layout.publisher_slot(&t.region, slot);
+                // The previous publisher's file stays after it leaves or dies, so subscribers
+                // can drain it; the slot's next incarnation (this one) replaces it.
                 let previous = (shared.occupancy.load(Ordering::Acquire) >> 32) as u32;
-                if reclaimed {
-                    segment::remove(&t.root.publisher_path(
-                        &t.file_name,
-                        t.topic_id,
-                        slot,
-                        previous,
-                    ));
-                }
+                segment::remove(&t.root.publisher_path(&t.file_name, t.topic_id, slot, previous));
                 let incarnation = previous.wrapping_add(1);
-                let geometry = PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or(
-                    OpenError::InvalidConfig {
+                let geometry =
+                    PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or(OpenError::InvalidConfig {
                         field: "max_payload_bytes",
                         value: t.layout.config.max_payload_bytes,
                         reason: "max_payload_bytes × chunks exceeds 16 TiB",
-                    },
-                )?;
-                let path = t
-                    .root
-                    .publisher_path(&t.file_name, t.topic_id, slot, incarnation);
+                    })?;
+                let path = t.root.publisher_path(&t.file_name, t.topic_id, slot, incarnation);
                 // Left by a publisher of this slot that died between creating it and going live.
                 segment::remove(&path);
-                let segment = PublisherSegment::create(
-                    &t.root,
-                    &path,
-                    geometry,
-                    t.topic_id,
-                    slot,
-                    incarnation,
-                )?;
+                let segment = PublisherSegment::create(&t.root, &path, geometry, t.topic_id, slot, incarnation)?;
                 shared.node_id.store(node.id(), Ordering::Relaxed);
                 shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
-                for counter in [
-                    &shared.publishes,
-                    &shared.wake_syscalls,
-                    &shared.wakes_skipped,
-                ] {
+                for counter in [&shared.publishes, &shared.wake_syscalls, &shared.wakes_skipped] {
                     counter.store(0, Ordering::Relaxed);
                 }
                 // Release: pairs with the subscribers' Acquire load of the occupancy word; they
                 // find a complete segment file once they see the new incarnation.
-                shared
-                    .occupancy
-                    .store(occupancy(incarnation, SlotState::Active), Ordering::Release);
+                shared.occupancy.store(occupancy(incarnation, SlotState::Active), Ordering::Release);
                 Ok((segment, incarnation))
             })?;
-        let allocator =
-            ChunkAllocator::new(topic.layout.config.chunk_count, topic.layout.config.depth);
+        let allocator = ChunkAllocator::new(topic.layout.config.chunk_count, topic.layout.config.depth);
         Ok(Publisher {
             topic,
             slot,
@@ -111,10 +89,7 @@ impl Publisher {
     pub fn loan_uninit(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
         let max = self.topic.layout.config.max_payload_bytes;
         if len as u64 > max {
-            return Err(LoanError::TooLarge {
-                requested: len as u64,
-                max,
-            });
+            return Err(LoanError::TooLarge { requested: len as u64, max });
         }
         let claim = match self.segment.claim(&mut self.allocator) {
             Some(c) => c,
@@ -122,16 +97,10 @@ impl Publisher {
                 self.reclaim_dead_subscribers();
                 self.segment
                     .claim(&mut self.allocator)
-                    .ok_or(LoanError::PoolExhausted {
-                        chunks: self.topic.layout.config.chunk_count,
-                    })?
+                    .ok_or(LoanError::PoolExhausted { chunks: self.topic.layout.config.chunk_count })?
             }
         };
-        Ok(Loan {
-            publisher: self,
-            claim: Some(claim),
-            len: len as u64,
-        })
+        Ok(Loan { publisher: self, claim: Some(claim), len: len as u64 })
     }
 
     /// Like [`Publisher::loan_uninit`], with the bytes zeroed.
@@ -145,13 +114,8 @@ impl Publisher {
     pub fn loan_value<T: Pod>(&mut self) -> Result<Loan<'_>, LoanError> {
         let p = &self.topic.payload;
         let requested = std::any::type_name::<T>();
-        if p.name != "bytes"
-            && (p.size != std::mem::size_of::<T>() as u64 || !requested.starts_with(&p.name))
-        {
-            return Err(LoanError::TypeMismatch {
-                existing: p.name.clone(),
-                requested: requested.into(),
-            });
+        if p.name != "bytes" && (p.size != std::mem::size_of::<T>() as u64 || !requested.starts_with(&p.name)) {
+            return Err(LoanError::TypeMismatch { existing: p.name.clone(), requested: requested.into() });
         }
         self.loan_uninit(std::mem::size_of::<T>())
     }
@@ -167,9 +131,7 @@ impl Publisher {
     /// Publishes one plain-data value.
     pub fn publish_value<T: Pod>(&mut self, value: &T) -> Result<(), LoanError> {
         let mut loan = self.loan_value::<T>()?;
-        *loan
-            .value_mut::<T>()
-            .expect("a loan of size_of::<T>() bytes from an aligned chunk") = *value;
+        *loan.value_mut::<T>().expect("a loan of size_of::<T>() bytes from an aligned chunk") = *value;
         loan.publish();
         Ok(())
     }
@@ -192,23 +154,14 @@ impl Publisher {
         self.segment.published().store(self.next, Ordering::Release);
         let woke = self.topic.layout.wake_words(&self.topic.region).notify();
         self.stats.publishes += 1;
-        let shared = self
-            .topic
-            .layout
-            .publisher_slot(&self.topic.region, self.slot);
-        shared
-            .publishes
-            .store(self.stats.publishes, Ordering::Relaxed);
+        let shared = self.topic.layout.publisher_slot(&self.topic.region, self.slot);
+        shared.publishes.store(self.stats.publishes, Ordering::Relaxed);
         if woke {
             self.stats.wake_syscalls += 1;
-            shared
-                .wake_syscalls
-                .store(self.stats.wake_syscalls, Ordering::Relaxed);
+            shared.wake_syscalls.store(self.stats.wake_syscalls, Ordering::Relaxed);
         } else {
             self.stats.wakes_skipped += 1;
-            shared
-                .wakes_skipped
-                .store(self.stats.wakes_skipped, Ordering::Relaxed);
+            shared.wakes_skipped.store(self.stats.wakes_skipped, Ordering::Relaxed);
         }
     }
 
@@ -247,11 +200,7 @@ impl Publisher {
 
     /// Subscribers currently asleep on this topic (read from shared memory).
     pub fn sleeping_subscribers(&self) -> u32 {
-        self.topic
-            .layout
-            .wake_words(&self.topic.region)
-            .sleepers
-            .load(Ordering::Relaxed)
+        self.topic.layout.wake_words(&self.topic.region).sleepers.load(Ordering::Relaxed)
     }
 }
 
@@ -259,15 +208,13 @@ impl Drop for Publisher {
     fn drop(&mut self) {
         let (slot, incarnation) = (self.slot, self.incarnation);
         self.topic.leave(Role::Publisher, slot, |t| {
-            // Release: subscribers that see Free also see everything published before.
+            // Release: subscribers that see Free also see everything published before. The
+            // segment file stays for them to drain; the slot's next publisher or the
+            // topic's tear-down removes it.
             t.layout
                 .publisher_slot(&t.region, slot)
                 .occupancy
                 .store(occupancy(incarnation, SlotState::Free), Ordering::Release);
-            segment::remove(
-                &t.root
-                    .publisher_path(&t.file_name, t.topic_id, slot, incarnation),
-            );
         });
     }
 }
@@ -302,9 +249,7 @@ impl Loan<'_> {
 
     /// Address of the payload (to check zero-copy claims).
     pub fn address(&self) -> usize {
-        self.publisher
-            .segment
-            .payload_address(self.claim.as_ref().expect("live loan").chunk)
+        self.publisher.segment.payload_address(self.claim.as_ref().expect("live loan").chunk)
     }
 }
 

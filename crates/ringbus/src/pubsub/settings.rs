@@ -24,12 +24,7 @@ pub enum Wake {
 /// A name is 1 to 100 bytes of `[A-Za-z0-9_-]` segments separated by `/`; one leading `/`
 /// is ignored (`/lidar/points` and `lidar/points` are the same topic).
 pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
-    let bad = |reason| {
-        Err(OpenError::InvalidName {
-            name: name.to_string(),
-            reason,
-        })
-    };
+    let bad = |reason| Err(OpenError::InvalidName { name: name.to_string(), reason });
     let canonical = name.strip_prefix('/').unwrap_or(name);
     if canonical.is_empty() || canonical.len() > MAX_TOPIC_NAME_BYTES {
         return bad("it must be 1 to 100 bytes long");
@@ -37,10 +32,7 @@ pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
     if canonical.split('/').any(str::is_empty) {
         return bad("it has an empty segment (`//` or a trailing `/`)");
     }
-    if !canonical
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/')
-    {
+    if !canonical.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/') {
         return bad("only letters, digits, `_`, `-` and `/` are allowed");
     }
     debug_assert!(canonical.len() <= MAX_NAME_BYTES);
@@ -74,15 +66,10 @@ impl Settings {
         let depth = self.depth.unwrap_or(DEFAULT_DEPTH);
         let max_subscribers = self.max_subscribers.unwrap_or(DEFAULT_MAX_SUBSCRIBERS);
         let max_held = self.max_held.unwrap_or(DEFAULT_MAX_HELD);
-        let default_payload = if self.payload.is_some() {
-            payload.size
-        } else {
-            DEFAULT_MAX_PAYLOAD_BYTES
-        };
+        let default_payload = if self.payload.is_some() { payload.size } else { DEFAULT_MAX_PAYLOAD_BYTES };
         let chunk_count = match self.chunks {
             Some(c) => c,
-            None => TopicConfig::default_chunk_count(depth, max_subscribers, max_held)
-                .min(u32::MAX as u64) as u32,
+            None => TopicConfig::default_chunk_count(depth, max_subscribers, max_held).min(u32::MAX as u64) as u32,
         };
         let config = TopicConfig {
             max_publishers: self.max_publishers.unwrap_or(DEFAULT_MAX_PUBLISHERS),
@@ -93,13 +80,7 @@ impl Settings {
             chunk_count,
             max_payload_bytes: self.max_payload_bytes.unwrap_or(default_payload),
         };
-        config
-            .check()
-            .map_err(|(field, value, reason)| OpenError::InvalidConfig {
-                field,
-                value,
-                reason,
-            })?;
+        config.check().map_err(|(field, value, reason)| OpenError::InvalidConfig { field, value, reason })?;
         if payload.size > config.max_payload_bytes {
             return Err(OpenError::InvalidConfig {
                 field: "max_payload_bytes",
@@ -118,46 +99,17 @@ impl Settings {
         existing_payload: &PayloadType,
     ) -> Result<(), OpenError> {
         let fields: [(&'static str, Option<u64>, u64); 7] = [
-            (
-                "max_publishers",
-                self.max_publishers.map(u64::from),
-                existing.max_publishers as u64,
-            ),
-            (
-                "max_subscribers",
-                self.max_subscribers.map(u64::from),
-                existing.max_subscribers as u64,
-            ),
+            ("max_publishers", self.max_publishers.map(u64::from), existing.max_publishers as u64),
+            ("max_subscribers", self.max_subscribers.map(u64::from), existing.max_subscribers as u64),
             ("depth", self.depth.map(u64::from), existing.depth as u64),
-            (
-                "history",
-                self.history.map(u64::from),
-                existing.history as u64,
-            ),
-            (
-                "max_held",
-                self.max_held.map(u64::from),
-                existing.max_held as u64,
-            ),
-            (
-                "chunks",
-                self.chunks.map(u64::from),
-                existing.chunk_count as u64,
-            ),
-            (
-                "max_payload_bytes",
-                self.max_payload_bytes,
-                existing.max_payload_bytes,
-            ),
+            ("history", self.history.map(u64::from), existing.history as u64),
+            ("max_held", self.max_held.map(u64::from), existing.max_held as u64),
+            ("chunks", self.chunks.map(u64::from), existing.chunk_count as u64),
+            ("max_payload_bytes", self.max_payload_bytes, existing.max_payload_bytes),
         ];
         for (field, requested, existing) in fields {
             if let Some(requested) = requested.filter(|&r| r != existing) {
-                return Err(OpenError::ConfigMismatch {
-                    topic: topic.to_string(),
-                    field,
-                    existing,
-                    requested,
-                });
+                return Err(OpenError::ConfigMismatch { topic: topic.to_string(), field, existing, requested });
             }
         }
         match &self.payload {
@@ -269,24 +221,9 @@ mod tests {
 
     #[test]
     fn names_are_checked_and_encoded() {
-        assert_eq!(
-            file_name("/lidar/points").unwrap(),
-            ("lidar/points".into(), "lidar.points".into())
-        );
-        for bad in [
-            "",
-            "/",
-            "a//b",
-            "a/",
-            "a.b",
-            "a b",
-            "../x",
-            &"x".repeat(101),
-        ] {
-            assert!(
-                matches!(file_name(bad), Err(OpenError::InvalidName { .. })),
-                "{bad:?} accepted"
-            );
+        assert_eq!(file_name("/lidar/points").unwrap(), ("lidar/points".into(), "lidar.points".into()));
+        for bad in ["", "/", "a//b", "a/", "a.b", "a b", "../x", &"x".repeat(101)] {
+            assert!(matches!(file_name(bad), Err(OpenError::InvalidName { .. })), "{bad:?} accepted");
         }
     }
 
@@ -300,50 +237,18 @@ mod tests {
     #[test]
     fn only_explicit_settings_must_match() {
         let (existing, payload) = Settings::default().resolve().unwrap();
-        let s = Settings {
-            depth: Some(16),
-            ..Default::default()
-        };
+        let s = Settings { depth: Some(16), ..Default::default() };
         assert!(s.check_against("t", &existing, &payload).is_ok());
-        let s = Settings {
-            depth: Some(32),
-            ..Default::default()
-        };
+        let s = Settings { depth: Some(32), ..Default::default() };
         let e = s.check_against("t", &existing, &payload).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                OpenError::ConfigMismatch {
-                    field: "depth",
-                    existing: 16,
-                    requested: 32,
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert!(matches!(e, OpenError::ConfigMismatch { field: "depth", existing: 16, requested: 32, .. }), "{e}");
     }
 
     #[test]
     fn out_of_range_settings_are_refused() {
-        let s = Settings {
-            depth: Some(3),
-            ..Default::default()
-        };
-        assert!(matches!(
-            s.resolve(),
-            Err(OpenError::InvalidConfig { field: "depth", .. })
-        ));
-        let s = Settings {
-            max_payload_bytes: Some(2 << 30),
-            ..Default::default()
-        };
-        assert!(matches!(
-            s.resolve(),
-            Err(OpenError::InvalidConfig {
-                field: "max_payload_bytes",
-                ..
-            })
-        ));
+        let s = Settings { depth: Some(3), ..Default::default() };
+        assert!(matches!(s.resolve(), Err(OpenError::InvalidConfig { field: "depth", .. })));
+        let s = Settings { max_payload_bytes: Some(2 << 30), ..Default::default() };
+        assert!(matches!(s.resolve(), Err(OpenError::InvalidConfig { field: "max_payload_bytes", .. })));
     }
 }

@@ -40,26 +40,26 @@ pub struct Subscriber {
 impl Subscriber {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Subscriber, OpenError> {
         let wake = builder.wake;
+        if builder.keep_last == Some(0) {
+            return Err(OpenError::InvalidConfig { field: "keep_last", value: 0, reason: "must be 1..=depth of the topic" });
+        }
         let node = builder.node.clone();
-        let (topic, slot, reclaimed) =
-            TopicHandle::join(&builder, Role::Subscriber, |t, slot, reclaimed| {
-                if reclaimed {
-                    t.reclaim_sleeper(slot);
-                }
-                let shared = t.layout.subscriber_slot(&t.region, slot);
-                shared.wake_mode.store(wake as u32, Ordering::Relaxed);
-                shared.node_id.store(node.id(), Ordering::Relaxed);
-                shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
-                for counter in [&shared.taken, &shared.lost] {
-                    counter.store(0, Ordering::Relaxed);
-                }
-                shared.held.store(0, Ordering::Relaxed);
-                // Release: pairs with the Acquire state loads of sweeps and reclaimers.
-                shared
-                    .state
-                    .store(SlotState::Active as u32, Ordering::Release);
-                Ok(reclaimed)
-            })?;
+        let (topic, slot, reclaimed) = TopicHandle::join(&builder, Role::Subscriber, |t, slot, reclaimed| {
+            if reclaimed {
+                t.reclaim_sleeper(slot);
+            }
+            let shared = t.layout.subscriber_slot(&t.region, slot);
+            shared.wake_mode.store(wake as u32, Ordering::Relaxed);
+            shared.node_id.store(node.id(), Ordering::Relaxed);
+            shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
+            for counter in [&shared.taken, &shared.lost] {
+                counter.store(0, Ordering::Relaxed);
+            }
+            shared.held.store(0, Ordering::Relaxed);
+            // Release: pairs with the Acquire state loads of sweeps and reclaimers.
+            shared.state.store(SlotState::Active as u32, Ordering::Release);
+            Ok(reclaimed)
+        })?;
         let config = topic.layout.config;
         let core = Arc::new(SubscriberCore::new(topic, slot, reclaimed, node));
         let keep_last = builder.keep_last.unwrap_or(config.depth);
@@ -71,21 +71,11 @@ impl Subscriber {
             });
         }
         let cursors = vec![Cursor::default(); config.max_publishers as usize].into_boxed_slice();
-        let mut sub = Subscriber {
-            core,
-            cursors,
-            wake,
-            keep_last: keep_last as u64,
-            round_robin: 0,
-            taken: 0,
-            lost: 0,
-        };
+        let mut sub =
+            Subscriber { core, cursors, wake, keep_last: keep_last as u64, round_robin: 0, taken: 0, lost: 0 };
         sub.refresh(true).map_err(|e| match e {
             TakeError::Attach(e) => e,
-            other => OpenError::Corrupted {
-                path: sub_path(&sub),
-                corruption: corruption_of(&other),
-            },
+            other => OpenError::Corrupted { path: sub_path(&sub), corruption: corruption_of(&other) },
         })?;
         Ok(sub)
     }
@@ -101,28 +91,18 @@ impl Subscriber {
                 continue;
             }
             cursor.occupancy = word;
-            let incarnation = match decoded {
+            let (incarnation, state) = match decoded {
                 Err(raw) => {
                     cursor.view = None;
-                    let corruption = Corruption {
-                        what: "publisher slot state",
-                        found: raw as u64,
-                        limit: 1,
-                    };
-                    return Err(TakeError::Corrupted {
-                        publisher_slot: slot as u32,
-                        corruption,
-                    });
+                    let corruption = Corruption { what: "publisher slot state", found: raw as u64, limit: 1 };
+                    return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
                 }
-                // A publisher that left: keep draining what it published.
-                Ok((_, SlotState::Free)) => continue,
-                Ok((incarnation, SlotState::Active)) => incarnation,
+                Ok(decoded) => decoded,
             };
-            if cursor
-                .view
-                .as_ref()
-                .is_some_and(|v| v.incarnation == incarnation)
-            {
+            // A publisher that left keeps its file until its slot is reused, so what it
+            // published can still be drained; a slot never used has incarnation 0.
+            let never_used = state == SlotState::Free && incarnation == 0;
+            if never_used || cursor.view.as_ref().is_some_and(|v| v.incarnation == incarnation) {
                 continue;
             }
             if let Some(old) = cursor.view.take() {
@@ -130,11 +110,7 @@ impl Subscriber {
             }
             if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
                 let published = view.published();
-                cursor.next = if joining {
-                    published - published.min(history)
-                } else {
-                    0
-                };
+                cursor.next = if joining { published - published.min(history) } else { 0 };
                 cursor.view = Some(view);
             }
         }
@@ -151,16 +127,10 @@ impl Subscriber {
         loop {
             let published = view.published();
             let Some(backlog) = crate::ring::backlog(published, cursor.next) else {
-                let corruption = Corruption {
-                    what: "published position (went backwards)",
-                    found: published,
-                    limit: cursor.next,
-                };
+                let corruption =
+                    Corruption { what: "published position (went backwards)", found: published, limit: cursor.next };
                 cursor.next = published;
-                return Err(TakeError::Corrupted {
-                    publisher_slot: slot as u32,
-                    corruption,
-                });
+                return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
             };
             if backlog == 0 {
                 if cursor.occupancy as u32 == SlotState::Free as u32 {
@@ -173,11 +143,7 @@ impl Subscriber {
                 cursor.next = published - self.keep_last;
             }
             let position = cursor.next;
-            let record = match view
-                .segment
-                .entry(crate::ring::index(position, depth))
-                .read(position)
-            {
+            let record = match view.segment.entry(crate::ring::index(position, depth)).read(position) {
                 EntryRead::Ready(record) => record,
                 EntryRead::Overwritten => {
                     self.lost += 1;
@@ -187,15 +153,8 @@ impl Subscriber {
                 EntryRead::Behind { sequence } => {
                     self.lost += 1;
                     cursor.next += 1;
-                    let corruption = Corruption {
-                        what: "log entry sequence",
-                        found: sequence,
-                        limit: position + 1,
-                    };
-                    return Err(TakeError::Corrupted {
-                        publisher_slot: slot as u32,
-                        corruption,
-                    });
+                    let corruption = Corruption { what: "log entry sequence", found: sequence, limit: position + 1 };
+                    return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
                 }
             };
             if let Err(e) = view.validate(&record) {
@@ -220,11 +179,7 @@ impl Subscriber {
     }
 
     fn publish_counters(&self) {
-        let shared = self
-            .core
-            .topic
-            .layout
-            .subscriber_slot(&self.core.topic.region, self.core.slot);
+        let shared = self.core.topic.layout.subscriber_slot(&self.core.topic.region, self.core.slot);
         shared.taken.store(self.taken, Ordering::Relaxed);
         shared.lost.store(self.lost, Ordering::Relaxed);
     }
@@ -275,10 +230,7 @@ impl Subscriber {
             let Some(sample) = self.read_from(slot, true)? else {
                 continue;
             };
-            if newest
-                .as_ref()
-                .is_none_or(|n| sample.timestamp_ns() > n.timestamp_ns())
-            {
+            if newest.as_ref().is_none_or(|n| sample.timestamp_ns() > n.timestamp_ns()) {
                 newest = Some(sample);
             }
         }
@@ -311,11 +263,7 @@ impl Subscriber {
             }
             let t = &self.core.topic;
             let mark = &t.layout.subscriber_slot(&t.region, self.core.slot).sleeping;
-            if t.layout
-                .wake_words(&t.region)
-                .sleep(mark, || self.has_data(), remaining)
-                == Sleep::TimedOut
-            {
+            if t.layout.wake_words(&t.region).sleep(mark, || self.has_data(), remaining) == Sleep::TimedOut {
                 return self.take()?.ok_or(ReceiveError::Timeout);
             }
         }
@@ -350,10 +298,6 @@ fn sub_path(s: &Subscriber) -> std::path::PathBuf {
 fn corruption_of(e: &TakeError) -> Corruption {
     match e {
         TakeError::Corrupted { corruption, .. } => corruption.clone(),
-        _ => Corruption {
-            what: "subscriber join",
-            found: 0,
-            limit: 0,
-        },
+        _ => Corruption { what: "subscriber join", found: 0, limit: 0 },
     }
 }

@@ -69,8 +69,7 @@ impl TopicHandle {
         let path = root.topic_path(&file_name);
         let mut claim = Some(claim);
         for _ in 0..JOIN_ATTEMPTS {
-            let Some(handle) = Self::open_or_create(builder, &root, &name, &file_name, &path)?
-            else {
+            let Some(handle) = Self::open_or_create(builder, &root, &name, &file_name, &path)? else {
                 continue;
             };
             let claimed = handle.claim_slot(role, claim.take().expect("claimed once"));
@@ -106,9 +105,7 @@ impl TopicHandle {
                     reason: format!("it holds topic {stored_name:?}, not {name:?}"),
                 });
             }
-            builder
-                .settings
-                .check_against(name, &layout.config, &payload)?;
+            builder.settings.check_against(name, &layout.config, &payload)?;
             let h = TopicHandle {
                 root: root.clone(),
                 name: name.into(),
@@ -127,19 +124,17 @@ impl TopicHandle {
         let topic_id = sys::random::u64().map_err(io_err("create", path))?;
         let init = |r: &Region| layout.init(r, topic_id, name, &payload);
         // The creator holds the control lock from birth (see `segment::create`).
-        Ok(
-            segment::create(root, path, layout.total_bytes(), init)?.map(|c| TopicHandle {
-                root: root.clone(),
-                name: name.into(),
-                file_name: file_name.into(),
-                path: path.clone(),
-                file: c.file,
-                region: c.region,
-                layout,
-                topic_id,
-                payload,
-            }),
-        )
+        Ok(segment::create(root, path, layout.total_bytes(), init)?.map(|c| TopicHandle {
+            root: root.clone(),
+            name: name.into(),
+            file_name: file_name.into(),
+            path: path.clone(),
+            file: c.file,
+            region: c.region,
+            layout,
+            topic_id,
+            payload,
+        }))
     }
 
     /// The liveness lock byte of a slot.
@@ -160,16 +155,8 @@ impl TopicHandle {
     /// The raw state of a slot (publisher slots: the state half of the occupancy word).
     fn slot_state(&self, role: Role, slot: u32) -> u32 {
         match role {
-            Role::Publisher => self
-                .layout
-                .publisher_slot(&self.region, slot)
-                .occupancy
-                .load(Ordering::Acquire) as u32,
-            Role::Subscriber => self
-                .layout
-                .subscriber_slot(&self.region, slot)
-                .state
-                .load(Ordering::Acquire),
+            Role::Publisher => self.layout.publisher_slot(&self.region, slot).occupancy.load(Ordering::Acquire) as u32,
+            Role::Subscriber => self.layout.subscriber_slot(&self.region, slot).state.load(Ordering::Acquire),
         }
     }
 
@@ -192,11 +179,7 @@ impl TopicHandle {
                 }
             };
         }
-        Err(OpenError::TooMany {
-            topic: self.name.clone(),
-            role: role.name(),
-            limit: self.slot_count(role),
-        })
+        Err(OpenError::TooMany { topic: self.name.clone(), role: role.name(), limit: self.slot_count(role) })
     }
 
     /// Whether the slot's state is non-free and its lock held by another open file.
@@ -239,19 +222,13 @@ impl TopicHandle {
     /// With the control lock held: removes the topic and all its publisher files if no slot
     /// is alive. Returns whether it did.
     pub(crate) fn tear_down_if_unused(&self) -> bool {
-        let any_alive = (0..self.layout.config.max_publishers)
-            .any(|s| self.is_alive(Role::Publisher, s))
+        let any_alive = (0..self.layout.config.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
             || (0..self.layout.config.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
         if any_alive || segment::is_unlinked(&self.file, &self.path).unwrap_or(true) {
             return false;
         }
         let prefix = Root::publisher_prefix(&self.file_name, self.topic_id);
-        for entry in self
-            .root
-            .entries()
-            .into_iter()
-            .filter(|e| e.starts_with(&prefix))
-        {
+        for entry in self.root.entries().into_iter().filter(|e| e.starts_with(&prefix)) {
             segment::remove(&self.root.path().join(entry));
         }
         segment::remove(&self.path);
@@ -262,33 +239,22 @@ impl TopicHandle {
     /// raw value.
     pub(crate) fn publisher_occupancy(&self, slot: u32) -> (u64, Result<(u32, SlotState), u32>) {
         // Acquire: pairs with the Release store that made the slot Active.
-        let word = self
-            .layout
-            .publisher_slot(&self.region, slot)
-            .occupancy
-            .load(Ordering::Acquire);
+        let word = self.layout.publisher_slot(&self.region, slot).occupancy.load(Ordering::Acquire);
         (word, decode_occupancy(word))
     }
 
     /// Locks the control byte for an out-of-band sweep (`clean`); `false` if it is busy.
     pub(crate) fn try_lock_control(&self) -> bool {
-        matches!(
-            sys::lock::try_lock(self.file.as_fd(), CONTROL_BYTE),
-            Ok(true)
-        )
+        matches!(sys::lock::try_lock(self.file.as_fd(), CONTROL_BYTE), Ok(true))
     }
 
     /// Opens an existing topic file for a sweep, without joining.
-    pub(crate) fn open_for_sweep(
-        root: &Root,
-        file_name: &str,
-    ) -> Result<Option<TopicHandle>, OpenError> {
+    pub(crate) fn open_for_sweep(root: &Root, file_name: &str) -> Result<Option<TopicHandle>, OpenError> {
         let path = root.topic_path(file_name);
         let Some(opened) = segment::open(&path, SegmentKind::Topic, true)? else {
             return Ok(None);
         };
-        let (header, layout, name, payload) =
-            TopicLayout::read(&opened.region).map_err(|e| header_error(&path, e))?;
+        let (header, layout, name, payload) = TopicLayout::read(&opened.region).map_err(|e| header_error(&path, e))?;
         Ok(Some(TopicHandle {
             root: root.clone(),
             name,
@@ -308,8 +274,7 @@ impl TopicHandle {
         let mark = &self.layout.subscriber_slot(&self.region, slot).sleeping;
         if mark.swap(0, Ordering::Relaxed) == 1 {
             let sleepers = self.layout.wake_words(&self.region).sleepers;
-            let _ =
-                sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            let _ = sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
         }
     }
 

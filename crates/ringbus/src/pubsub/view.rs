@@ -26,19 +26,8 @@ pub(crate) struct SubscriberCore {
 }
 
 impl SubscriberCore {
-    pub(crate) fn new(
-        topic: TopicHandle,
-        slot: u32,
-        reclaimed: bool,
-        node: Node,
-    ) -> SubscriberCore {
-        SubscriberCore {
-            topic,
-            slot,
-            reclaimed,
-            held: AtomicU32::new(0),
-            _node: node,
-        }
+    pub(crate) fn new(topic: TopicHandle, slot: u32, reclaimed: bool, node: Node) -> SubscriberCore {
+        SubscriberCore { topic, slot, reclaimed, held: AtomicU32::new(0), _node: node }
     }
 
     pub(crate) fn held(&self) -> u32 {
@@ -51,11 +40,7 @@ impl SubscriberCore {
         } else {
             self.held.fetch_sub(1, Ordering::Relaxed) - 1
         };
-        self.topic
-            .layout
-            .subscriber_slot(&self.topic.region, self.slot)
-            .held
-            .store(held, Ordering::Relaxed);
+        self.topic.layout.subscriber_slot(&self.topic.region, self.slot).held.store(held, Ordering::Relaxed);
     }
 }
 
@@ -66,9 +51,7 @@ impl Drop for SubscriberCore {
             let shared = t.layout.subscriber_slot(&t.region, slot);
             shared.held.store(0, Ordering::Relaxed);
             // Release: pairs with the Acquire state loads of whoever claims the slot next.
-            shared
-                .state
-                .store(SlotState::Free as u32, Ordering::Release);
+            shared.state.store(SlotState::Free as u32, Ordering::Release);
         });
     }
 }
@@ -92,23 +75,17 @@ impl PublisherView {
         incarnation: u32,
     ) -> Result<Option<Arc<PublisherView>>, OpenError> {
         let t = &core.topic;
-        let path = t
-            .root
-            .publisher_path(&t.file_name, t.topic_id, publisher_slot, incarnation);
+        let path = t.root.publisher_path(&t.file_name, t.topic_id, publisher_slot, incarnation);
         let geometry =
-            PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or_else(|| {
-                OpenError::Corrupted {
-                    path: path.clone(),
-                    corruption: Corruption {
-                        what: "publisher geometry",
-                        found: t.layout.config.max_payload_bytes,
-                        limit: 0,
-                    },
-                }
+            PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or_else(|| OpenError::Corrupted {
+                path: path.clone(),
+                corruption: Corruption {
+                    what: "publisher geometry",
+                    found: t.layout.config.max_payload_bytes,
+                    limit: 0,
+                },
             })?;
-        let Some(segment) =
-            PublisherSegment::open(&path, geometry, t.topic_id, publisher_slot, incarnation)?
-        else {
+        let Some(segment) = PublisherSegment::open(&path, geometry, t.topic_id, publisher_slot, incarnation)? else {
             return Ok(None);
         };
         if core.reclaimed {
@@ -117,13 +94,7 @@ impl PublisherView {
             }
         }
         let pins = LocalPins::new(geometry.chunk_count);
-        Ok(Some(Arc::new(PublisherView {
-            segment,
-            pins,
-            core: core.clone(),
-            publisher_slot,
-            incarnation,
-        })))
+        Ok(Some(Arc::new(PublisherView { segment, pins, core: core.clone(), publisher_slot, incarnation })))
     }
 
     /// Positions below this are published.
@@ -140,29 +111,17 @@ impl PublisherView {
             corruption: Corruption { what, found, limit },
         };
         if record.chunk >= g.chunk_count {
-            return Err(corrupted(
-                "log entry chunk index",
-                record.chunk as u64,
-                g.chunk_count as u64,
-            ));
+            return Err(corrupted("log entry chunk index", record.chunk as u64, g.chunk_count as u64));
         }
         if record.length > g.max_payload_bytes {
-            return Err(corrupted(
-                "log entry length",
-                record.length,
-                g.max_payload_bytes,
-            ));
+            return Err(corrupted("log entry length", record.length, g.max_payload_bytes));
         }
         Ok(())
     }
 
     /// Pins the chunk of a validated entry. `Ok(None)`: the chunk was recycled (the message
     /// is lost).
-    pub(crate) fn pin(
-        self: &Arc<Self>,
-        position: u64,
-        record: EntryRecord,
-    ) -> Result<Option<Sample>, TakeError> {
+    pub(crate) fn pin(self: &Arc<Self>, position: u64, record: EntryRecord) -> Result<Option<Sample>, TakeError> {
         let max_held = self.core.topic.layout.config.max_held;
         if self.core.held() >= max_held {
             return Err(TakeError::HeldLimit { max_held });
@@ -214,10 +173,7 @@ impl Sample {
 
     /// Which publisher sent it.
     pub fn publisher(&self) -> PublisherId {
-        PublisherId {
-            slot: self.view.publisher_slot,
-            incarnation: self.view.incarnation,
-        }
+        PublisherId { slot: self.view.publisher_slot, incarnation: self.view.incarnation }
     }
 
     /// `CLOCK_MONOTONIC` nanoseconds when it was published.

@@ -27,13 +27,11 @@ fn is_abandoned_temp(path: &PathBuf) -> bool {
         .and_then(|m| m.modified())
         .map(|t| SystemTime::now().duration_since(t).unwrap_or_default() > TEMP_GRACE)
         .unwrap_or(false);
-    old && sys::fs::open_existing(path, true)
-        .is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
+    old && sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
 }
 
 fn is_dead_node(path: &PathBuf) -> bool {
-    sys::fs::open_existing(path, true)
-        .is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
+    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
 }
 
 /// Removes dead nodes' files and abandoned temporary files; returns what it removed.
@@ -67,10 +65,7 @@ fn parse_publisher_file(name: &str) -> Option<(&str, u64)> {
 /// files), and publisher files whose topic is gone. Live topics are left untouched: their
 /// dead slots are reclaimed by their live participants.
 pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
-    let mut report = CleanReport {
-        removed: sweep_nodes_and_temps(root),
-        skipped: Vec::new(),
-    };
+    let mut report = CleanReport { removed: sweep_nodes_and_temps(root), skipped: Vec::new() };
     for name in root.entries() {
         let Some(file_name) = name.strip_prefix("topic.") else {
             continue;
@@ -80,9 +75,7 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
             Ok(Some(topic)) => {
                 if topic.try_lock_control() {
                     if topic.tear_down_if_unused() {
-                        report
-                            .removed
-                            .push((path, "topic with no live publisher or subscriber".into()));
+                        report.removed.push((path, "topic with no live publisher or subscriber".into()));
                     }
                     topic.release_control();
                 }
@@ -103,10 +96,7 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
         if orphan {
             let path = root.path().join(&name);
             segment::remove(&path);
-            report.removed.push((
-                path,
-                "publisher segment of a topic that no longer exists".into(),
-            ));
+            report.removed.push((path, "publisher segment of a topic that no longer exists".into()));
         }
     }
     Ok(report)
@@ -116,10 +106,7 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
 mod tests {
     #[test]
     fn publisher_file_names_parse() {
-        assert_eq!(
-            super::parse_publisher_file("pub.a.b.00000000000000ff.3.7"),
-            Some(("a.b", 255))
-        );
+        assert_eq!(super::parse_publisher_file("pub.a.b.00000000000000ff.3.7"), Some(("a.b", 255)));
         assert_eq!(super::parse_publisher_file("pub.x"), None);
     }
 }

@@ -35,8 +35,7 @@ impl Node {
 
     /// Registers a node under an explicit root directory.
     pub fn with_root(name: &str, root: impl Into<PathBuf>) -> Result<Node, OpenError> {
-        if name.is_empty() || name.len() > MAX_NODE_NAME_BYTES || name.chars().any(char::is_control)
-        {
+        if name.is_empty() || name.len() > MAX_NODE_NAME_BYTES || name.chars().any(char::is_control) {
             return Err(OpenError::InvalidName {
                 name: name.into(),
                 reason: "a node name is 1 to 64 bytes without control characters",
@@ -45,22 +44,13 @@ impl Node {
         let root = Root::open(root)?;
         super::clean::sweep_nodes_and_temps(&root);
         loop {
-            let id =
-                crate::sys::random::u64().map_err(io_err("register a node in", root.path()))?;
+            let id = crate::sys::random::u64().map_err(io_err("register a node in", root.path()))?;
             let path = root.node_path(id);
             let init = |r: &Region| NodeRecord::init(r, id, name);
             if let Some(created) = segment::create(&root, &path, NODE_BYTES, init)? {
-                let inner = NodeInner {
-                    root,
-                    id,
-                    name: name.into(),
-                    path,
-                    _file: created.file,
-                    _region: created.region,
-                };
-                return Ok(Node {
-                    inner: Arc::new(inner),
-                });
+                let inner =
+                    NodeInner { root, id, name: name.into(), path, _file: created.file, _region: created.region };
+                return Ok(Node { inner: Arc::new(inner) });
             }
         }
     }

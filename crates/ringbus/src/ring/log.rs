@@ -79,8 +79,7 @@ impl LogEntry {
         self.chunk.store(record.chunk, Ordering::Relaxed);
         self.generation.store(record.generation, Ordering::Relaxed);
         self.length.store(record.length, Ordering::Relaxed);
-        self.timestamp_ns
-            .store(record.timestamp_ns, Ordering::Relaxed);
+        self.timestamp_ns.store(record.timestamp_ns, Ordering::Relaxed);
         // Release: pairs with the reader's Acquire load of the sequence.
         self.sequence.store(position + 1, Ordering::Release);
     }
@@ -121,12 +120,7 @@ mod tests {
     fn write_then_read_on_a_heap_segment() {
         let r = Region::heap(64);
         let e = r.get::<LogEntry>(0);
-        let rec = EntryRecord {
-            chunk: 3,
-            generation: 9,
-            length: 100,
-            timestamp_ns: 5,
-        };
+        let rec = EntryRecord { chunk: 3, generation: 9, length: 100, timestamp_ns: 5 };
         assert_eq!(e.read(0), EntryRead::Behind { sequence: 0 });
         e.write(0, rec);
         assert_eq!(e.read(0), EntryRead::Ready(rec));
@@ -146,12 +140,7 @@ mod loom_models {
     fn reader_never_sees_a_torn_entry() {
         loom::model(|| {
             let e = Arc::new(LogEntry::new());
-            let rec = |p: u64| EntryRecord {
-                chunk: p as u32,
-                generation: p as u32,
-                length: p,
-                timestamp_ns: p,
-            };
+            let rec = |p: u64| EntryRecord { chunk: p as u32, generation: p as u32, length: p, timestamp_ns: p };
             e.write(0, rec(0));
             let reader = {
                 let e = e.clone();

@@ -125,10 +125,7 @@ impl SegmentHeader {
     /// Reads the state word first, then copies and validates the rest.
     pub(crate) fn read(region: &Region, kind: SegmentKind) -> Result<SegmentHeader, HeaderError> {
         if region.len() < std::mem::size_of::<SegmentHeader>() {
-            return Err(HeaderError::Foreign(format!(
-                "only {} bytes long",
-                region.len()
-            )));
+            return Err(HeaderError::Foreign(format!("only {} bytes long", region.len())));
         }
         // Acquire: pairs with the creator's Release in `publish`.
         let state = state_word(region).load(Ordering::Acquire);
@@ -142,28 +139,20 @@ impl SegmentHeader {
         match SegmentKind::try_from(h.kind) {
             Ok(k) if k == kind => {}
             Ok(k) => {
-                return Err(HeaderError::Foreign(format!(
-                    "a {k:?} segment where a {kind:?} segment was expected"
-                )))
+                return Err(HeaderError::Foreign(format!("a {k:?} segment where a {kind:?} segment was expected")))
             }
             Err(v) => return Err(corrupt("segment kind", v as u64, kind as u64)),
         }
         match SegmentState::try_from(state) {
             Ok(SegmentState::Ready) => {}
-            Ok(SegmentState::Initializing) => {
-                return Err(corrupt("segment state (never finished)", state as u64, 1))
-            }
+            Ok(SegmentState::Initializing) => return Err(corrupt("segment state (never finished)", state as u64, 1)),
             Err(v) => return Err(corrupt("segment state", v as u64, 1)),
         }
         if h.reserved0 != 0 || h.reserved1 != [0; 24] {
             return Err(corrupt("reserved header bytes", 1, 0));
         }
         if h.segment_bytes != region.len() as u64 {
-            return Err(corrupt(
-                "segment length",
-                region.len() as u64,
-                h.segment_bytes,
-            ));
+            return Err(corrupt("segment length", region.len() as u64, h.segment_bytes));
         }
         Ok(h)
     }
@@ -194,15 +183,9 @@ mod tests {
     #[test]
     fn every_bad_field_is_a_typed_error() {
         let r = ready(128);
-        assert!(matches!(
-            SegmentHeader::read(&r, SegmentKind::Node),
-            Err(HeaderError::Foreign(_))
-        ));
+        assert!(matches!(SegmentHeader::read(&r, SegmentKind::Node), Err(HeaderError::Foreign(_))));
         r.write_plain::<u32>(8, 99);
-        assert!(matches!(
-            SegmentHeader::read(&r, SegmentKind::Topic),
-            Err(HeaderError::Version(99))
-        ));
+        assert!(matches!(SegmentHeader::read(&r, SegmentKind::Topic), Err(HeaderError::Version(99))));
         r.write_plain::<u32>(8, LAYOUT_VERSION);
         r.write_plain::<u32>(60, 7);
         assert!(
@@ -210,15 +193,9 @@ mod tests {
         );
         r.write_plain::<u32>(60, 1);
         r.write_plain::<u8>(40, 1);
-        assert!(matches!(
-            SegmentHeader::read(&r, SegmentKind::Topic),
-            Err(HeaderError::Corrupted(_))
-        ));
+        assert!(matches!(SegmentHeader::read(&r, SegmentKind::Topic), Err(HeaderError::Corrupted(_))));
         r.write_plain::<u8>(40, 0);
         r.write_plain::<u8>(0, b'X');
-        assert!(matches!(
-            SegmentHeader::read(&r, SegmentKind::Topic),
-            Err(HeaderError::Foreign(_))
-        ));
+        assert!(matches!(SegmentHeader::read(&r, SegmentKind::Topic), Err(HeaderError::Foreign(_))));
     }
 }

@@ -30,11 +30,7 @@ pub(crate) const NODE_BYTES: u64 = size_of::<NodeRecord>() as u64;
 impl NodeRecord {
     pub(crate) fn init(region: &Region, node_id: u64, name: &str) {
         let mut record = NodeRecord {
-            common: SegmentHeader::new(
-                SegmentKind::Node,
-                size_of::<NodeRecord>() as u32,
-                NODE_BYTES,
-            ),
+            common: SegmentHeader::new(SegmentKind::Node, size_of::<NodeRecord>() as u32, NODE_BYTES),
             node_id,
             pid: crate::sys::fs::pid(),
             name_len: name.len() as u32,

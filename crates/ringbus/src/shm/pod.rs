@@ -23,17 +23,10 @@ unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
 fn check<T: Pod>(bytes: &[u8]) -> Result<(), ViewError> {
     let type_name = std::any::type_name::<T>();
     if bytes.len() != std::mem::size_of::<T>() {
-        return Err(ViewError::Size {
-            type_name,
-            expected: std::mem::size_of::<T>(),
-            actual: bytes.len(),
-        });
+        return Err(ViewError::Size { type_name, expected: std::mem::size_of::<T>(), actual: bytes.len() });
     }
     if bytes.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
-        return Err(ViewError::Alignment {
-            type_name,
-            align: std::mem::align_of::<T>(),
-        });
+        return Err(ViewError::Alignment { type_name, align: std::mem::align_of::<T>() });
     }
     Ok(())
 }
@@ -62,18 +55,8 @@ mod tests {
         let bytes: &mut [u8] = crate::shm::pod::as_bytes_mut(&mut buf);
         *view_mut::<u64>(&mut bytes[..8]).unwrap() = 7;
         assert_eq!(*view::<u64>(&bytes[..8]).unwrap(), 7);
-        assert!(matches!(
-            view::<u64>(&bytes[..4]),
-            Err(ViewError::Size {
-                expected: 8,
-                actual: 4,
-                ..
-            })
-        ));
-        assert!(matches!(
-            view::<u64>(&bytes[1..9]),
-            Err(ViewError::Alignment { align: 8, .. })
-        ));
+        assert!(matches!(view::<u64>(&bytes[..4]), Err(ViewError::Size { expected: 8, actual: 4, .. })));
+        assert!(matches!(view::<u64>(&bytes[1..9]), Err(ViewError::Alignment { align: 8, .. })));
     }
 }
 

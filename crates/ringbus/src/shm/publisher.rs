@@ -75,19 +75,11 @@ impl PublisherGeometry {
     pub(crate) fn new(config: &TopicConfig, payload_align: u32) -> Option<PublisherGeometry> {
         let holder_words = config.max_subscribers.div_ceil(64);
         let control_stride = round_up(8 + 8 * holder_words as u64, 64);
-        let chunk_stride = round_up(
-            config.max_payload_bytes,
-            (payload_align as u64).clamp(64, PAGE),
-        );
+        let chunk_stride = round_up(config.max_payload_bytes, (payload_align as u64).clamp(64, PAGE));
         let log_bytes = config.depth as u64 * size_of::<LogEntry>() as u64;
         let control_offset = round_up(LOG_OFFSET + log_bytes, PAGE);
-        let payload_offset = round_up(
-            control_offset + control_stride * config.chunk_count as u64,
-            PAGE,
-        );
-        let total_bytes = chunk_stride
-            .checked_mul(config.chunk_count as u64)?
-            .checked_add(payload_offset)?;
+        let payload_offset = round_up(control_offset + control_stride * config.chunk_count as u64, PAGE);
+        let total_bytes = chunk_stride.checked_mul(config.chunk_count as u64)?.checked_add(payload_offset)?;
         (total_bytes <= 1 << 44).then_some(PublisherGeometry {
             depth: config.depth,
             chunk_count: config.chunk_count,
@@ -125,24 +117,9 @@ pub(crate) struct PublisherSegment {
 }
 
 impl PublisherSegment {
-    fn new(
-        file: &File,
-        path: &Path,
-        data: Region,
-        geometry: PublisherGeometry,
-    ) -> Result<PublisherSegment, OpenError> {
-        let control = super::segment::map_range(
-            file,
-            path,
-            geometry.control_offset,
-            geometry.control_bytes(),
-            true,
-        )?;
-        Ok(PublisherSegment {
-            data,
-            control,
-            geometry,
-        })
+    fn new(file: &File, path: &Path, data: Region, geometry: PublisherGeometry) -> Result<PublisherSegment, OpenError> {
+        let control = super::segment::map_range(file, path, geometry.control_offset, geometry.control_bytes(), true)?;
+        Ok(PublisherSegment { data, control, geometry })
     }
 
     /// Creates the segment for `slot`/`incarnation` at `path`.
@@ -198,28 +175,13 @@ impl PublisherSegment {
                 Err(corrupt(what, found, want))
             }
         };
-        let verdict = check(
-            "publisher header size",
-            opened.header.header_bytes as u64,
-            size_of::<PublisherHeader>() as u64,
-        )
-        .and(check("publisher topic id", h.topic_id, topic_id))
-        .and(check("publisher slot", h.slot as u64, slot as u64))
-        .and(check(
-            "publisher incarnation",
-            h.incarnation as u64,
-            incarnation as u64,
-        ))
-        .and(if h.geometry == expected {
-            Ok(())
-        } else {
-            Err(corrupt("publisher geometry", 0, 1))
-        })
-        .and(check(
-            "reserved publisher header bytes",
-            h.reserved.iter().any(|&b| b != 0) as u64,
-            0,
-        ));
+        let verdict =
+            check("publisher header size", opened.header.header_bytes as u64, size_of::<PublisherHeader>() as u64)
+                .and(check("publisher topic id", h.topic_id, topic_id))
+                .and(check("publisher slot", h.slot as u64, slot as u64))
+                .and(check("publisher incarnation", h.incarnation as u64, incarnation as u64))
+                .and(if h.geometry == expected { Ok(()) } else { Err(corrupt("publisher geometry", 0, 1)) })
+                .and(check("reserved publisher header bytes", h.reserved.iter().any(|&b| b != 0) as u64, 0));
         verdict.map_err(|e: HeaderError| super::segment::header_error(path, e))?;
         Self::new(&opened.file, path, opened.region, expected).map(Some)
     }
@@ -231,8 +193,7 @@ impl PublisherSegment {
 
     pub(crate) fn entry(&self, index: usize) -> &LogEntry {
         assert!(index < self.geometry.depth as usize);
-        self.data
-            .get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
+        self.data.get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
     }
 
     /// The pin words of `chunk`, which must be `< chunk_count` (validated by the caller).
@@ -241,9 +202,7 @@ impl PublisherSegment {
         let base = chunk as usize * self.geometry.control_stride as usize;
         ChunkWords {
             generation: self.control.get::<AtomicU32>(base),
-            holders: self
-                .control
-                .slice::<AtomicU64>(base + 8, self.geometry.holder_words as usize),
+            holders: self.control.slice::<AtomicU64>(base + 8, self.geometry.holder_words as usize),
         }
     }
 
@@ -254,8 +213,7 @@ impl PublisherSegment {
 
     /// The first `len` payload bytes of `chunk` (bounds asserted; callers validate first).
     pub(crate) fn payload(&self, chunk: u32, len: u64) -> &[u8] {
-        self.data
-            .bytes(self.payload_offset(chunk, len), len as usize)
+        self.data.bytes(self.payload_offset(chunk, len), len as usize)
     }
 
     /// Writable payload of a chunk this publisher claimed.
@@ -266,10 +224,7 @@ impl PublisherSegment {
     #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn payload_mut(&self, chunk: u32, len: u64) -> &mut [u8] {
         // SAFETY: a claimed, unpublished chunk is ours alone (the caller's contract).
-        unsafe {
-            self.data
-                .bytes_mut(self.payload_offset(chunk, len), len as usize)
-        }
+        unsafe { self.data.bytes_mut(self.payload_offset(chunk, len), len as usize) }
     }
 
     /// Claims a chunk for a new message through the allocator (see `pool::pin`).
@@ -281,11 +236,7 @@ impl PublisherSegment {
 
     /// The writable payload of a claimed chunk; the `&mut ClaimedChunk` is the proof that
     /// nobody else can see or write these bytes.
-    pub(crate) fn claimed_bytes<'a>(
-        &'a self,
-        claim: &'a mut ClaimedChunk,
-        len: u64,
-    ) -> &'a mut [u8] {
+    pub(crate) fn claimed_bytes<'a>(&'a self, claim: &'a mut ClaimedChunk, len: u64) -> &'a mut [u8] {
         // SAFETY: `claim` was made by `claim()` for a chunk that no subscriber holds and whose
         // new generation is not yet in any log entry, so no subscriber can pin it; the
         // exclusive borrow of the claim makes this the only slice of it.
@@ -319,15 +270,7 @@ mod tests {
         assert_eq!(g.control_offset % PAGE, 0);
         assert_eq!(g.payload_offset % PAGE, 0);
         assert_eq!(g.total_bytes, g.payload_offset + 277 * 128);
-        let huge = TopicConfig {
-            max_payload_bytes: 1 << 30,
-            chunk_count: 1 << 20,
-            ..c
-        };
-        assert_eq!(
-            PublisherGeometry::new(&huge, 1),
-            None,
-            "2^50 bytes is refused, not wrapped"
-        );
+        let huge = TopicConfig { max_payload_bytes: 1 << 30, chunk_count: 1 << 20, ..c };
+        assert_eq!(PublisherGeometry::new(&huge, 1), None, "2^50 bytes is refused, not wrapped");
     }
 }

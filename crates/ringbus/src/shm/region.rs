@@ -54,27 +54,16 @@ unsafe impl Sync for Region {}
 impl Region {
     /// Wraps a mapping (its pointer is page-aligned, hence 64-aligned).
     pub(crate) fn mapped(mapping: Mapping, writable: bool) -> Region {
-        Region {
-            ptr: mapping.as_ptr(),
-            len: mapping.len(),
-            writable,
-            _backing: Backing::Mapped(mapping),
-        }
+        Region { ptr: mapping.as_ptr(), len: mapping.len(), writable, _backing: Backing::Mapped(mapping) }
     }
 
     /// Zeroed, 64-byte-aligned heap memory standing in for a segment (tests, Miri).
     #[cfg(test)]
     pub(crate) fn heap(len: usize) -> Region {
         let lines = len.div_ceil(64).max(1);
-        let mut mem: Box<[CachePadded<[u64; 8]>]> =
-            (0..lines).map(|_| CachePadded([0u64; 8])).collect();
+        let mut mem: Box<[CachePadded<[u64; 8]>]> = (0..lines).map(|_| CachePadded([0u64; 8])).collect();
         let ptr = mem.as_mut_ptr().cast::<u8>();
-        Region {
-            ptr,
-            len,
-            writable: true,
-            _backing: Backing::Heap(mem),
-        }
+        Region { ptr, len, writable: true, _backing: Backing::Heap(mem) }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -82,9 +71,7 @@ impl Region {
     }
 
     fn check<T>(&self, offset: usize, count: usize) {
-        let bytes = std::mem::size_of::<T>()
-            .checked_mul(count)
-            .and_then(|b| b.checked_add(offset));
+        let bytes = std::mem::size_of::<T>().checked_mul(count).and_then(|b| b.checked_add(offset));
         assert!(
             bytes.is_some_and(|end| end <= self.len),
             "ringbus bug: offset {offset} (+{count}) outside a region of {} bytes",
@@ -162,8 +149,7 @@ mod tests {
         let r = Region::heap(200);
         assert_eq!(r.address(0) % 64, 0);
         assert!(r.bytes(0, 200).iter().all(|&b| b == 0));
-        r.get::<AtomicU64>(64)
-            .store(7, std::sync::atomic::Ordering::Relaxed);
+        r.get::<AtomicU64>(64).store(7, std::sync::atomic::Ordering::Relaxed);
         assert_eq!(r.read_plain::<u8>(64), 7);
     }
 

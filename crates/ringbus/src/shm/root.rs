@@ -34,21 +34,15 @@ impl Root {
     /// directory, owned by us, not writable by group or others.
     pub fn open(path: impl Into<PathBuf>) -> Result<Root, OpenError> {
         let path = path.into();
-        let unusable = |reason: String| OpenError::RootUnusable {
-            path: path.clone(),
-            reason,
-        };
+        let unusable = |reason: String| OpenError::RootUnusable { path: path.clone(), reason };
         match std::fs::DirBuilder::new().mode(0o700).create(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(unusable(format!("cannot create it: {e}"))),
         }
-        let meta = std::fs::symlink_metadata(&path)
-            .map_err(|e| unusable(format!("cannot stat it: {e}")))?;
+        let meta = std::fs::symlink_metadata(&path).map_err(|e| unusable(format!("cannot stat it: {e}")))?;
         if !meta.file_type().is_dir() {
-            return Err(unusable(
-                "it is not a directory (or it is a symbolic link)".into(),
-            ));
+            return Err(unusable("it is not a directory (or it is a symbolic link)".into()));
         }
         if meta.uid() != crate::sys::fs::euid() {
             return Err(unusable(format!(
@@ -78,17 +72,8 @@ impl Root {
         format!("pub.{file_name}.{topic_id:016x}.")
     }
 
-    pub(crate) fn publisher_path(
-        &self,
-        file_name: &str,
-        topic_id: u64,
-        slot: u32,
-        incarnation: u32,
-    ) -> PathBuf {
-        self.path.join(format!(
-            "{}{slot}.{incarnation}",
-            Self::publisher_prefix(file_name, topic_id)
-        ))
+    pub(crate) fn publisher_path(&self, file_name: &str, topic_id: u64, slot: u32, incarnation: u32) -> PathBuf {
+        self.path.join(format!("{}{slot}.{incarnation}", Self::publisher_prefix(file_name, topic_id)))
     }
 
     pub(crate) fn node_path(&self, node_id: u64) -> PathBuf {
@@ -96,18 +81,14 @@ impl Root {
     }
 
     pub(crate) fn temp_path(&self) -> Result<PathBuf, OpenError> {
-        let r = crate::sys::random::u64()
-            .map_err(crate::error::io_err("draw a random name in", &self.path))?;
+        let r = crate::sys::random::u64().map_err(crate::error::io_err("draw a random name in", &self.path))?;
         Ok(self.path.join(format!(".tmp.{r:016x}")))
     }
 
     /// File names in the root (unreadable entries are skipped).
     pub(crate) fn entries(&self) -> Vec<String> {
         std::fs::read_dir(&self.path)
-            .map(|d| {
-                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
-                    .collect()
-            })
+            .map(|d| d.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
             .unwrap_or_default()
     }
 }

@@ -35,15 +35,10 @@ fn creation_error(root: &Root, path: &Path, needed_bytes: u64, e: io::Error) -> 
             needed_bytes,
             free_bytes: sys::fs::free_bytes(root.path()).unwrap_or(0),
         },
-        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => OpenError::RootUnusable {
-            path: root.path().to_path_buf(),
-            reason: format!("it is not writable ({e})"),
-        },
-        _ => OpenError::Io {
-            action: "create",
-            path: path.to_path_buf(),
-            source: e,
-        },
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => {
+            OpenError::RootUnusable { path: root.path().to_path_buf(), reason: format!("it is not writable ({e})") }
+        }
+        _ => OpenError::Io { action: "create", path: path.to_path_buf(), source: e },
     }
 }
 
@@ -63,15 +58,14 @@ pub(crate) fn create(
     init: impl FnOnce(&Region),
 ) -> Result<Option<Created>, OpenError> {
     let tmp = root.temp_path()?;
-    let file =
-        sys::fs::create_exclusive(&tmp, 0o600).map_err(|e| creation_error(root, path, len, e))?;
+    let file = sys::fs::create_exclusive(&tmp, 0o600).map_err(|e| creation_error(root, path, len, e))?;
     let guard = TempFile(Some(&tmp));
     // The creator holds byte 0 from birth: for a topic that is its control lock, so nobody
     // can tear the new topic down before the creator has joined it.
     sys::lock::try_lock(file.as_fd(), 0).map_err(io_err("lock", &tmp))?;
     sys::fs::allocate(file.as_fd(), len).map_err(|e| creation_error(root, path, len, e))?;
-    let mapping = sys::mmap::Mapping::map(file.as_fd(), 0, len as usize, true)
-        .map_err(|e| creation_error(root, path, len, e))?;
+    let mapping =
+        sys::mmap::Mapping::map(file.as_fd(), 0, len as usize, true).map_err(|e| creation_error(root, path, len, e))?;
     let region = Region::mapped(mapping, true);
     init(&region);
     SegmentHeader::publish(&region);
@@ -96,43 +90,26 @@ pub(crate) fn header_error(path: &Path, e: HeaderError) -> OpenError {
     let path = path.to_path_buf();
     match e {
         HeaderError::Foreign(reason) => OpenError::Foreign { path, reason },
-        HeaderError::Version(found) => OpenError::VersionMismatch {
-            path,
-            found,
-            expected: super::header::LAYOUT_VERSION,
-        },
+        HeaderError::Version(found) => {
+            OpenError::VersionMismatch { path, found, expected: super::header::LAYOUT_VERSION }
+        }
         HeaderError::Corrupted(corruption) => OpenError::Corrupted { path, corruption },
     }
 }
 
 /// Opens and checks the segment at `path`; `Ok(None)` if there is no such file.
-pub(crate) fn open(
-    path: &Path,
-    kind: SegmentKind,
-    writable: bool,
-) -> Result<Option<Opened>, OpenError> {
-    let file = match sys::fs::open_existing(path, writable) {
+pub(crate) fn open(path: &Path, kind: SegmentKind, writable: bool) -> Result<Option<Opened>, OpenError> {
+    // Read-write even for a read-only mapping: the chunk words are mapped writable later.
+    let file = match sys::fs::open_existing(path, true) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(OpenError::Foreign {
-                path: path.to_path_buf(),
-                reason: "a symbolic link".into(),
-            })
+            return Err(OpenError::Foreign { path: path.to_path_buf(), reason: "a symbolic link".into() })
         }
-        Err(e) => {
-            return Err(OpenError::Io {
-                action: "open",
-                path: path.to_path_buf(),
-                source: e,
-            })
-        }
+        Err(e) => return Err(OpenError::Io { action: "open", path: path.to_path_buf(), source: e }),
     };
     let st = sys::fs::stat(file.as_fd()).map_err(io_err("stat", path))?;
-    let foreign = |reason: String| OpenError::Foreign {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let foreign = |reason: String| OpenError::Foreign { path: path.to_path_buf(), reason };
     if !st.is_regular {
         return Err(foreign("not a regular file".into()));
     }
@@ -140,44 +117,26 @@ pub(crate) fn open(
         return Err(foreign(format!("owned by uid {}, not by us", st.uid)));
     }
     if st.mode & !ALLOWED_MODE != 0 {
-        return Err(foreign(format!(
-            "mode {:o}; ringbus segments are 0600 or 0660",
-            st.mode
-        )));
+        return Err(foreign(format!("mode {:o}; ringbus segments are 0600 or 0660", st.mode)));
     }
     if st.size < std::mem::size_of::<SegmentHeader>() as u64 || st.size > usize::MAX as u64 {
         return Err(foreign(format!("truncated to {} bytes", st.size)));
     }
-    let mapping = sys::mmap::Mapping::map(file.as_fd(), 0, st.size as usize, writable)
-        .map_err(io_err("map", path))?;
+    let mapping = sys::mmap::Mapping::map(file.as_fd(), 0, st.size as usize, writable).map_err(io_err("map", path))?;
     let region = Region::mapped(mapping, writable);
     let header = SegmentHeader::read(&region, kind).map_err(|e| header_error(path, e))?;
-    Ok(Some(Opened {
-        file,
-        region,
-        header,
-    }))
+    Ok(Some(Opened { file, region, header }))
 }
 
 /// Maps `[offset, offset + len)` of an open segment file.
-pub(crate) fn map_range(
-    file: &File,
-    path: &Path,
-    offset: u64,
-    len: u64,
-    writable: bool,
-) -> Result<Region, OpenError> {
-    let mapping = sys::mmap::Mapping::map(file.as_fd(), offset, len as usize, writable)
-        .map_err(io_err("map", path))?;
+pub(crate) fn map_range(file: &File, path: &Path, offset: u64, len: u64, writable: bool) -> Result<Region, OpenError> {
+    let mapping = sys::mmap::Mapping::map(file.as_fd(), offset, len as usize, writable).map_err(io_err("map", path))?;
     Ok(Region::mapped(mapping, writable))
 }
 
 /// Whether the open file has been unlinked (a topic torn down by its last user).
 pub(crate) fn is_unlinked(file: &File, path: &Path) -> Result<bool, OpenError> {
-    Ok(sys::fs::stat(file.as_fd())
-        .map_err(io_err("stat", path))?
-        .links
-        == 0)
+    Ok(sys::fs::stat(file.as_fd()).map_err(io_err("stat", path))?.links == 0)
 }
 
 /// Removes a file, ignoring "already gone".

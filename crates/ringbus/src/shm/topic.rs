@@ -56,18 +56,10 @@ impl TopicConfig {
             return bad("max_publishers", c.max_publishers as u64, "must be 1..=64");
         }
         if !(1..=MAX_SUBSCRIBERS).contains(&c.max_subscribers) {
-            return bad(
-                "max_subscribers",
-                c.max_subscribers as u64,
-                "must be 1..=1024",
-            );
+            return bad("max_subscribers", c.max_subscribers as u64, "must be 1..=1024");
         }
         if !c.depth.is_power_of_two() || c.depth > MAX_DEPTH {
-            return bad(
-                "depth",
-                c.depth as u64,
-                "must be a power of two from 1 to 65536",
-            );
+            return bad("depth", c.depth as u64, "must be a power of two from 1 to 65536");
         }
         if c.history > c.depth {
             return bad("history", c.history as u64, "must not exceed depth");
@@ -76,18 +68,10 @@ impl TopicConfig {
             return bad("max_held", c.max_held as u64, "must be 1..=256");
         }
         if !(1..=MAX_PAYLOAD_BYTES).contains(&c.max_payload_bytes) {
-            return bad(
-                "max_payload_bytes",
-                c.max_payload_bytes,
-                "must be 1..=1 GiB",
-            );
+            return bad("max_payload_bytes", c.max_payload_bytes, "must be 1..=1 GiB");
         }
         if c.chunk_count <= c.depth || c.chunk_count > MAX_CHUNKS {
-            return bad(
-                "chunks",
-                c.chunk_count as u64,
-                "must exceed depth and be at most 2^20",
-            );
+            return bad("chunks", c.chunk_count as u64, "must exceed depth and be at most 2^20");
         }
         Ok(())
     }
@@ -198,11 +182,7 @@ pub(crate) struct PayloadType {
 
 impl PayloadType {
     pub(crate) fn bytes() -> PayloadType {
-        PayloadType {
-            name: "bytes".into(),
-            size: 1,
-            align: 1,
-        }
+        PayloadType { name: "bytes".into(), size: 1, align: 1 }
     }
 }
 
@@ -215,8 +195,7 @@ pub(crate) struct TopicLayout {
 
 impl TopicLayout {
     pub(crate) fn total_bytes(&self) -> u64 {
-        (SLOTS_OFFSET + 64 * (self.config.max_publishers + self.config.max_subscribers) as usize)
-            as u64
+        (SLOTS_OFFSET + 64 * (self.config.max_publishers + self.config.max_subscribers) as usize) as u64
     }
 
     pub(crate) fn publisher_slot_offset(&self, slot: u32) -> usize {
@@ -232,11 +211,7 @@ impl TopicLayout {
     /// Writes a fresh topic header (state still Initializing).
     pub(crate) fn init(&self, region: &Region, topic_id: u64, name: &str, payload: &PayloadType) {
         let mut header = TopicHeader {
-            common: SegmentHeader::new(
-                SegmentKind::Topic,
-                size_of::<TopicHeader>() as u32,
-                self.total_bytes(),
-            ),
+            common: SegmentHeader::new(SegmentKind::Topic, size_of::<TopicHeader>() as u32, self.total_bytes()),
             topic_id,
             config: self.config,
             type_size: payload.size,
@@ -253,53 +228,28 @@ impl TopicLayout {
     }
 
     /// Reads and validates a topic header; the returned layout is safe to index with.
-    pub(crate) fn read(
-        region: &Region,
-    ) -> Result<(TopicHeader, TopicLayout, String, PayloadType), HeaderError> {
+    pub(crate) fn read(region: &Region) -> Result<(TopicHeader, TopicLayout, String, PayloadType), HeaderError> {
         let common = SegmentHeader::read(region, SegmentKind::Topic)?;
-        if (common.header_bytes as usize) != size_of::<TopicHeader>()
-            || region.len() < size_of::<TopicHeader>()
-        {
-            return Err(corrupt(
-                "topic header size",
-                common.header_bytes as u64,
-                size_of::<TopicHeader>() as u64,
-            ));
+        if (common.header_bytes as usize) != size_of::<TopicHeader>() || region.len() < size_of::<TopicHeader>() {
+            return Err(corrupt("topic header size", common.header_bytes as u64, size_of::<TopicHeader>() as u64));
         }
         let h: TopicHeader = region.read_plain(0);
-        h.config
-            .check()
-            .map_err(|(what, value, _)| corrupt(what, value, 0))?;
+        h.config.check().map_err(|(what, value, _)| corrupt(what, value, 0))?;
         let layout = TopicLayout { config: h.config };
         if layout.total_bytes() != region.len() as u64 {
-            return Err(corrupt(
-                "topic segment length",
-                region.len() as u64,
-                layout.total_bytes(),
-            ));
+            return Err(corrupt("topic segment length", region.len() as u64, layout.total_bytes()));
         }
         if h.reserved0 != 0 {
-            return Err(corrupt(
-                "reserved topic header bytes",
-                h.reserved0 as u64,
-                0,
-            ));
+            return Err(corrupt("reserved topic header bytes", h.reserved0 as u64, 0));
         }
         let name = text(&h.name, h.name_len, "topic name length")?;
         let type_name = text(&h.type_name, h.type_name_len, "payload type name length")?;
-        let payload = PayloadType {
-            name: type_name,
-            size: h.type_size,
-            align: h.type_align,
-        };
+        let payload = PayloadType { name: type_name, size: h.type_size, align: h.type_align };
         Ok((h, layout, name, payload))
     }
 
     pub(crate) fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
-        WakeWords {
-            word: region.get::<AtomicU32>(WAKE_OFFSET),
-            sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
-        }
+        WakeWords { word: region.get::<AtomicU32>(WAKE_OFFSET), sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET) }
     }
 
     pub(crate) fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
@@ -312,9 +262,7 @@ impl TopicLayout {
 }
 
 fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderError> {
-    let s = bytes
-        .get(..len as usize)
-        .ok_or(corrupt(what, len as u64, bytes.len() as u64))?;
+    let s = bytes.get(..len as usize).ok_or(corrupt(what, len as u64, bytes.len() as u64))?;
     String::from_utf8(s.to_vec()).map_err(|_| corrupt(what, len as u64, 0))
 }
 
@@ -341,10 +289,7 @@ mod tests {
         layout.init(&r, 42, "a/b", &PayloadType::bytes());
         SegmentHeader::publish(&r);
         let (h, l, name, payload) = TopicLayout::read(&r).unwrap();
-        assert_eq!(
-            (h.topic_id, l.config, name.as_str(), payload),
-            (42, config(), "a/b", PayloadType::bytes())
-        );
+        assert_eq!((h.topic_id, l.config, name.as_str(), payload), (42, config(), "a/b", PayloadType::bytes()));
         assert_eq!(layout.subscriber_slot_offset(0), 640 + 128);
     }
 
@@ -355,22 +300,15 @@ mod tests {
         layout.init(&r, 42, "t", &PayloadType::bytes());
         SegmentHeader::publish(&r);
         r.write_plain::<u32>(offset_of!(TopicHeader, config) + 8, 3); // depth 3
-        assert!(
-            matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "depth")
-        );
+        assert!(matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "depth"));
         r.write_plain::<u32>(offset_of!(TopicHeader, config) + 8, 4);
         r.write_plain::<u32>(offset_of!(TopicHeader, name_len), 4000);
-        assert!(
-            matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "topic name length")
-        );
+        assert!(matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "topic name length"));
     }
 
     #[test]
     fn occupancy_round_trips_and_rejects_unknown_states() {
-        assert_eq!(
-            decode_occupancy(occupancy(7, SlotState::Active)),
-            Ok((7, SlotState::Active))
-        );
+        assert_eq!(decode_occupancy(occupancy(7, SlotState::Active)), Ok((7, SlotState::Active)));
         assert_eq!(decode_occupancy(5), Err(5));
     }
 }

@@ -9,8 +9,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 fn cstr(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
 }
 
 /// Creates `path` with `O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC` and the given mode.
@@ -26,11 +25,7 @@ pub fn create_exclusive(path: &Path, mode: u32) -> io::Result<File> {
 
 /// Opens an existing file without following a symbolic link.
 pub fn open_existing(path: &Path, writable: bool) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(writable)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
+    OpenOptions::new().read(true).write(writable).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
 }
 
 /// What `fstat` says about an open file, reduced to what the segment checks need.
@@ -78,15 +73,8 @@ pub fn allocate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
 pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     let (from, to) = (cstr(from)?, cstr(to)?);
     // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them as usual.
-    let ret = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::RENAME_NOREPLACE,
-        )
-    };
+    let ret =
+        unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE) };
     super::check(ret).map(|_| ())
 }
 

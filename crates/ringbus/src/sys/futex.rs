@@ -13,22 +13,11 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> io::R
         tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
         tv_nsec: t.subsec_nanos() as libc::c_long,
     });
-    let ts_ptr = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `word` is a valid, aligned 4-byte atomic for the duration of the call; the
     // kernel only reads it. `ts_ptr` is null or points to a live timespec on our stack.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT,
-            expected,
-            ts_ptr,
-            0usize,
-            0u32,
-        )
-    };
+    let ret =
+        unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32) };
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -41,17 +30,7 @@ pub fn wake(word: &AtomicU32, n: u32) -> io::Result<u32> {
     let n = n.min(i32::MAX as u32) as libc::c_int;
     // SAFETY: `word` is a valid, aligned 4-byte atomic; FUTEX_WAKE does not dereference the
     // remaining (unused) arguments.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE,
-            n,
-            0usize,
-            0usize,
-            0u32,
-        )
-    };
+    let ret = unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, n, 0usize, 0usize, 0u32) };
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {

@@ -36,10 +36,7 @@ fn tracepoint_id() -> io::Result<u64> {
         let mut s = String::new();
         if let Ok(mut f) = File::open(format!("{root}/events/raw_syscalls/sys_enter/id")) {
             f.read_to_string(&mut s)?;
-            return s
-                .trim()
-                .parse()
-                .map_err(|_| io::Error::other("unreadable tracepoint id"));
+            return s.trim().parse().map_err(|_| io::Error::other("unreadable tracepoint id"));
         }
     }
     Err(io::Error::new(
@@ -76,14 +73,7 @@ impl SyscallCounter {
         // SAFETY: `attr` is a valid perf_event_attr of the size it declares; pid 0 and cpu -1
         // mean "this thread, any CPU"; no group fd.
         let fd = unsafe {
-            libc::syscall(
-                libc::SYS_perf_event_open,
-                &attr as *const PerfEventAttr,
-                0,
-                -1,
-                -1,
-                PERF_FLAG_FD_CLOEXEC,
-            )
+            libc::syscall(libc::SYS_perf_event_open, &attr as *const PerfEventAttr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)
         };
         if fd < 0 {
             let e = io::Error::last_os_error();
@@ -120,9 +110,6 @@ impl SyscallCounter {
 
     /// System calls made since `start`, not counting the counter's own reads.
     pub fn since(&self, start: u64) -> io::Result<u64> {
-        Ok(self
-            .raw()?
-            .saturating_sub(start)
-            .saturating_sub(self.overhead))
+        Ok(self.raw()?.saturating_sub(start).saturating_sub(self.overhead))
     }
 }

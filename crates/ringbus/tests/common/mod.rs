@@ -1,0 +1,109 @@
+//! Shared helpers of the integration tests: an isolated root per test, child processes
+//! re-executed from the test binary itself, and a watchdog.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A fresh `RINGBUS_ROOT` on tmpfs, removed (with everything in it) when dropped.
+pub struct TestRoot {
+    dir: tempfile::TempDir,
+}
+
+impl TestRoot {
+    pub fn new() -> TestRoot {
+        let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm").expect("tmpfs at /dev/shm");
+        TestRoot { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn node(&self, name: &str) -> ringbus::Node {
+        ringbus::Node::with_root(name, self.path()).expect("node")
+    }
+
+    /// Names of the files in the root.
+    pub fn files(&self) -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(self.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        v.sort();
+        v
+    }
+
+    pub fn file_path(&self, prefix: &str) -> PathBuf {
+        let name = self
+            .files()
+            .into_iter()
+            .find(|f| f.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no file {prefix}* in {:?}", self.files()));
+        self.path().join(name)
+    }
+}
+
+/// Environment variable naming the child role a re-executed test binary plays.
+pub const CHILD_ENV: &str = "RINGBUS_TEST_CHILD";
+
+/// Runs the test function `entry` of this same test binary in a child process, with
+/// `RINGBUS_TEST_CHILD=role` and extra environment.
+pub fn spawn_child(entry: &str, role: &str, root: &Path, env: &[(&str, String)]) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([entry, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, role)
+        .env("RINGBUS_ROOT", root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("spawn child")
+}
+
+/// The role this process was started for, if it is a child.
+pub fn child_role() -> Option<String> {
+    std::env::var(CHILD_ENV).ok()
+}
+
+pub fn env_u64(name: &str) -> u64 {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} not set")).parse().unwrap()
+}
+
+/// Fails the test (instead of hanging CI) if `f` runs longer than `limit`.
+pub fn with_watchdog<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(_) => panic!("watchdog: {what} did not finish within {limit:?}"),
+    }
+}
+
+/// Waits for `cond`, failing after `limit` with `what`.
+pub fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Waits for a child with a deadline; kills it and fails if it overruns.
+pub fn wait_child(mut child: Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("watchdog: {what} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
