@@ -178,6 +178,17 @@ impl Publisher {
         }
     }
 
+    /// Chunks of this publisher that some subscriber holds, after reclaiming those held by
+    /// dead subscribers (a diagnostic: scans every chunk, makes a system call per slot
+    /// whose owner may be dead).
+    pub fn chunks_held_by_subscribers(&mut self) -> u32 {
+        self.reclaim_dead_subscribers();
+        let g = self.segment.geometry;
+        (0..g.chunk_count)
+            .filter(|&c| self.segment.chunk_words(c).holders.iter().any(|h| h.load(Ordering::Relaxed) != 0))
+            .count() as u32
+    }
+
     /// This publisher's counters.
     pub fn stats(&self) -> PublisherStats {
         self.stats

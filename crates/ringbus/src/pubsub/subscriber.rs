@@ -41,7 +41,11 @@ impl Subscriber {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Subscriber, OpenError> {
         let wake = builder.wake;
         if builder.keep_last == Some(0) {
-            return Err(OpenError::InvalidConfig { field: "keep_last", value: 0, reason: "must be 1..=depth of the topic" });
+            return Err(OpenError::InvalidConfig {
+                field: "keep_last",
+                value: 0,
+                reason: "must be 1..=depth of the topic",
+            });
         }
         let node = builder.node.clone();
         let (topic, slot, reclaimed) = TopicHandle::join(&builder, Role::Subscriber, |t, slot, reclaimed| {

@@ -8,10 +8,6 @@ use crate::shm::{segment, Root};
 use crate::sys;
 use std::os::fd::AsFd;
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
-
-/// A temporary file younger than this may still be under construction.
-const TEMP_GRACE: Duration = Duration::from_secs(2);
 
 /// What [`clean`] did.
 #[derive(Debug, Default, Clone)]
@@ -22,12 +18,11 @@ pub struct CleanReport {
     pub skipped: Vec<(PathBuf, String)>,
 }
 
+/// A temporary file whose creator holds no lock on it: the creator died while building
+/// it (a live creator locks it right after creating it, and starts over if a sweep removes
+/// it in between; see `shm::segment::create`).
 fn is_abandoned_temp(path: &PathBuf) -> bool {
-    let old = std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
-        .map(|t| SystemTime::now().duration_since(t).unwrap_or_default() > TEMP_GRACE)
-        .unwrap_or(false);
-    old && sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
+    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
 }
 
 fn is_dead_node(path: &PathBuf) -> bool {

@@ -84,5 +84,6 @@ impl Node {
 impl Drop for NodeInner {
     fn drop(&mut self) {
         segment::remove(&self.path);
+        super::clean::sweep_nodes_and_temps(&self.root);
     }
 }

@@ -48,21 +48,44 @@ pub(crate) struct Created {
     pub region: Region,
 }
 
+/// How many times creation starts over when a sweep removed our temporary file in the
+/// instant between creating it and locking it (it looked abandoned).
+const CREATE_ATTEMPTS: u32 = 10;
+
 /// Builds a segment of `len` bytes and renames it to `path`. `init` writes everything but
 /// the state word, which is published after it returns. `Ok(None)`: `path` already exists
 /// (someone else created it first); open it instead.
-pub(crate) fn create(
-    root: &Root,
-    path: &Path,
-    len: u64,
-    init: impl FnOnce(&Region),
-) -> Result<Option<Created>, OpenError> {
+pub(crate) fn create(root: &Root, path: &Path, len: u64, init: impl Fn(&Region)) -> Result<Option<Created>, OpenError> {
+    for _ in 0..CREATE_ATTEMPTS {
+        match create_once(root, path, len, &init)? {
+            Attempt::Created(c) => return Ok(Some(c)),
+            Attempt::Exists => return Ok(None),
+            Attempt::TempVanished => continue,
+        }
+    }
+    Err(OpenError::Io {
+        action: "create",
+        path: path.to_path_buf(),
+        source: io::Error::other("temporary file kept vanishing"),
+    })
+}
+
+enum Attempt {
+    Created(Created),
+    Exists,
+    TempVanished,
+}
+
+fn create_once(root: &Root, path: &Path, len: u64, init: &impl Fn(&Region)) -> Result<Attempt, OpenError> {
     let tmp = root.temp_path()?;
     let file = sys::fs::create_exclusive(&tmp, 0o600).map_err(|e| creation_error(root, path, len, e))?;
     let guard = TempFile(Some(&tmp));
     // The creator holds byte 0 from birth: for a topic that is its control lock, so nobody
-    // can tear the new topic down before the creator has joined it.
-    sys::lock::try_lock(file.as_fd(), 0).map_err(io_err("lock", &tmp))?;
+    // can tear the new topic down before the creator has joined it; for any segment it
+    // tells sweeps that the temporary file is not abandoned.
+    if !sys::lock::try_lock(file.as_fd(), 0).map_err(io_err("lock", &tmp))? {
+        return Ok(Attempt::TempVanished);
+    }
     sys::fs::allocate(file.as_fd(), len).map_err(|e| creation_error(root, path, len, e))?;
     let mapping =
         sys::mmap::Mapping::map(file.as_fd(), 0, len as usize, true).map_err(|e| creation_error(root, path, len, e))?;
@@ -72,9 +95,10 @@ pub(crate) fn create(
     match sys::fs::rename_noreplace(&tmp, path) {
         Ok(()) => {
             std::mem::forget(guard);
-            Ok(Some(Created { file, region }))
+            Ok(Attempt::Created(Created { file, region }))
         }
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EEXIST) | Some(libc::ENOENT)) => Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::EEXIST) => Ok(Attempt::Exists),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(Attempt::TempVanished),
         Err(e) => Err(creation_error(root, path, len, e)),
     }
 }

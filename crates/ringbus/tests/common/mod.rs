@@ -59,6 +59,14 @@ pub fn spawn_child(entry: &str, role: &str, root: &Path, env: &[(&str, String)])
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // SAFETY: prctl is async-signal-safe; it only asks the kernel to SIGKILL the child when
+    // this test process dies, so a failed test never leaves children behind.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
     cmd.spawn().expect("spawn child")
 }
 
@@ -71,15 +79,33 @@ pub fn env_u64(name: &str) -> u64 {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} not set")).parse().unwrap()
 }
 
-/// Fails the test (instead of hanging CI) if `f` runs longer than `limit`.
+/// Fails the test (instead of hanging CI) if `f` runs longer than `limit`; a panic in `f`
+/// is passed on as is.
 pub fn with_watchdog<T: Send + 'static>(limit: Duration, what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let worker = std::thread::spawn(move || {
         let _ = tx.send(f());
     });
     match rx.recv_timeout(limit) {
         Ok(v) => v,
-        Err(_) => panic!("watchdog: {what} did not finish within {limit:?}"),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends before it ends"),
+        },
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => panic!("watchdog: {what} did not finish within {limit:?}"),
+    }
+}
+
+/// Reads the child's stdout up to its line `marker` (the test harness prints its own
+/// lines first).
+pub fn read_until_line(out: &mut impl std::io::BufRead, marker: &str) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "child exited before printing {marker:?}");
+        if line.trim_end().ends_with(marker) {
+            return;
+        }
     }
 }
 
