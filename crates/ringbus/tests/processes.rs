@@ -164,3 +164,90 @@ fn publish_makes_one_syscall_for_one_sleeping_subscriber_and_none_for_pollers() 
 fn publish_makes_one_syscall_for_32_sleeping_subscribers_and_none_for_pollers() {
     with_watchdog(Duration::from_secs(240), "syscall count with 32 subscribers", || count_publish_syscalls(32));
 }
+
+/// Minimal xorshift so the test needs no extra crate; the seed is printed for replay.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, bound: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % bound
+    }
+}
+
+/// Takes everything available and checks it: payload intact and matching its position,
+/// and per publisher strictly increasing positions (no duplicate, no reordering).
+fn drain_and_check(sub: &mut ringbus::Subscriber, last: &mut std::collections::HashMap<ringbus::PublisherId, u64>) {
+    while let Some(sample) = sub.take().unwrap() {
+        let position = check_pattern(&sample);
+        assert_eq!(position, sample.position(), "payload of another message");
+        if let Some(&previous) = last.get(&sample.publisher()) {
+            assert!(position > previous, "publisher {:?}: {position} after {previous}", sample.publisher());
+        }
+        last.insert(sample.publisher(), position);
+    }
+}
+
+fn chaos(rounds: u64, seed: u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let root = TestRoot::new();
+    {
+        let node = root.node("survivor");
+        let mut publisher = chaos_topic(&node).publisher().unwrap();
+        let mut subscriber = chaos_topic(&node).subscriber().unwrap();
+        let mut last = std::collections::HashMap::new();
+        let mut rng = Rng(seed);
+        let mut own_position = 0;
+        let mut kills = [0u32; 2];
+        for _ in 0..rounds {
+            let victims: &[&str] = match rng.next(3) {
+                0 => &["chaos-pub"],
+                1 => &["chaos-sub"],
+                _ => &["chaos-pub", "chaos-sub"],
+            };
+            let children: Vec<Child> =
+                victims.iter().map(|r| spawn_child("child_entry", r, root.path(), &[])).collect();
+            // Kill anywhere: during start-up, joining, loan, publish, take or receive.
+            let until = std::time::Instant::now() + Duration::from_micros(rng.next(30_000));
+            while std::time::Instant::now() < until {
+                let mut loan = publisher.loan_uninit(MESSAGE_BYTES).unwrap();
+                pattern(own_position, &mut loan);
+                loan.publish();
+                own_position += 1;
+                drain_and_check(&mut subscriber, &mut last);
+                std::thread::sleep(Duration::from_micros(300));
+            }
+            for (mut child, role) in children.into_iter().zip(victims) {
+                child.kill().unwrap();
+                let status = wait_child(child, Duration::from_secs(10), role);
+                assert_eq!(status.signal(), Some(libc::SIGKILL), "{role} ended by itself: {status} (seed {seed})");
+                kills[(*role == "chaos-sub") as usize] += 1;
+            }
+            drain_and_check(&mut subscriber, &mut last);
+        }
+        assert!(kills.iter().all(|&k| k > 0), "both roles were killed: {kills:?}");
+        assert_eq!(publisher.chunks_held_by_subscribers(), 0, "chunks of killed subscribers were reclaimed");
+        // After all that, new participants join, and messages flow end to end.
+        let mut fresh_sub = chaos_topic(&node).subscriber().unwrap();
+        let mut fresh_pub = chaos_topic(&node).publisher().unwrap();
+        let mut loan = fresh_pub.loan_uninit(MESSAGE_BYTES).unwrap();
+        pattern(0, &mut loan);
+        loan.publish();
+        assert_eq!(check_pattern(&fresh_sub.receive(Some(Duration::from_secs(10))).unwrap()), 0);
+        drain_and_check(&mut subscriber, &mut last);
+        assert!(last.len() > 2, "the survivor heard from the victims too: {}", last.len());
+    }
+    assert_eq!(root.files(), Vec::<String>::new(), "files left behind (seed {seed})");
+}
+
+#[test]
+fn sigkill_at_random_moments_loses_no_chunk_and_leaves_no_file() {
+    let rounds = std::env::var("RINGBUS_CHAOS_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let seed = std::env::var("RINGBUS_CHAOS_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1
+    });
+    println!("SIGKILL chaos: {rounds} rounds, RINGBUS_CHAOS_SEED={seed}");
+    with_watchdog(Duration::from_secs(600), "SIGKILL chaos", move || chaos(rounds, seed));
+}
