@@ -73,6 +73,11 @@ impl TopicHandle {
                 continue;
             };
             let claimed = handle.claim_slot(role, claim.take().expect("claimed once"));
+            if claimed.is_err() {
+                // Nothing half-created stays behind: a topic this failed join created (or
+                // found unused) goes again.
+                handle.tear_down_if_unused();
+            }
             handle.unlock(CONTROL_BYTE);
             return claimed.map(|(slot, t)| (handle, slot, t));
         }

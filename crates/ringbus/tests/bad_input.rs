@@ -1,0 +1,164 @@
+//! Bad input: corrupted, foreign, truncated and mismatched segments; unusable roots; a
+//! full tmpfs. Every case is a typed error that says what to do, never a crash, and
+//! leaves nothing half-created. The bytes are corrupted on purpose, in real files.
+
+mod common;
+
+use common::TestRoot;
+use ringbus::{Node, OpenError, TakeError};
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+fn poke(path: &Path, offset: u64, bytes: &[u8]) -> Vec<u8> {
+    let mut f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let mut old = vec![0u8; bytes.len()];
+    std::os::unix::fs::FileExt::read_exact_at(&f, &mut old, offset).unwrap();
+    f.seek(SeekFrom::Start(offset)).unwrap();
+    f.write_all(bytes).unwrap();
+    old
+}
+
+#[test]
+fn corrupted_topic_headers_are_typed_errors() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let _publisher = node.topic("hdr").publisher().unwrap();
+    let topic = root.file_path("topic.hdr");
+    let cases: [(u64, &[u8], &str); 6] = [
+        (0, b"XINGBUS\0", "not a ringbus segment"),
+        (8, &99u32.to_le_bytes(), "layout version 99"),
+        (12, &7u32.to_le_bytes(), "segment kind"),
+        (60, &5u32.to_le_bytes(), "segment state"),
+        (72 + 8, &3u32.to_le_bytes(), "depth"),
+        (376, &4000u32.to_le_bytes(), "topic name length"),
+    ];
+    for (offset, bytes, expected) in cases {
+        let old = poke(&topic, offset, bytes);
+        let err = node.topic("hdr").subscriber().unwrap_err();
+        assert!(
+            matches!(err, OpenError::Foreign { .. } | OpenError::VersionMismatch { .. } | OpenError::Corrupted { .. }),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(message.contains(expected), "{message:?} should mention {expected:?}");
+        assert!(message.contains("ringbus clean") || message.contains("rebuild"), "{message:?} says what to do");
+        poke(&topic, offset, &old);
+    }
+    assert!(node.topic("hdr").subscriber().is_ok(), "restored bytes open again");
+}
+
+#[test]
+fn foreign_truncated_symlinked_and_open_files_are_refused() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let write = |name: &str, bytes: &[u8], mode: u32| {
+        let p = root.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    write("topic.garbage", &[0xFF; 4096], 0o600);
+    write("topic.short", b"RINGBUS", 0o600);
+    write("topic.wide", &[0; 1024], 0o644);
+    std::os::unix::fs::symlink("/etc/hostname", root.path().join("topic.link")).unwrap();
+    for (name, expected) in [("garbage", "bad magic"), ("short", "truncated"), ("wide", "mode 644"), ("link", "symbolic link")] {
+        let err = node.topic(name).subscriber().unwrap_err();
+        assert!(matches!(err, OpenError::Foreign { .. }), "{name}: {err:?}");
+        assert!(err.to_string().contains(expected), "{name}: {err}");
+    }
+    assert_eq!(std::fs::read_link(root.path().join("topic.link")).unwrap(), Path::new("/etc/hostname"), "untouched");
+}
+
+#[test]
+fn corrupted_log_entries_and_positions_are_reported_and_survived() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("log").depth(8).max_payload_bytes(64).publisher().unwrap();
+    let mut subscriber = node.topic("log").subscriber().unwrap();
+    let file = root.file_path("pub.log.");
+    const ENTRY: u64 = 256; // first log entry (see shm::publisher)
+    publisher.publish_copy(b"one").unwrap();
+    poke(&file, ENTRY + 8, &u32::MAX.to_le_bytes()); // chunk index out of range
+    let err = subscriber.take().unwrap_err();
+    assert!(matches!(&err, TakeError::Corrupted { corruption, .. } if corruption.what == "log entry chunk index"), "{err}");
+
+    publisher.publish_copy(b"two").unwrap();
+    poke(&file, ENTRY + 32 + 16, &(1u64 << 40).to_le_bytes()); // length beyond max_payload_bytes
+    let err = subscriber.take().unwrap_err();
+    assert!(matches!(&err, TakeError::Corrupted { corruption, .. } if corruption.what == "log entry length"), "{err}");
+
+    publisher.publish_copy(b"three").unwrap();
+    assert_eq!(&*subscriber.take().unwrap().unwrap(), b"three", "the link recovers after bad entries");
+    assert_eq!(subscriber.lost(), 2);
+
+    poke(&file, 192, &1u64.to_le_bytes()); // `published` goes backwards
+    let err = subscriber.take().unwrap_err();
+    assert!(matches!(&err, TakeError::Corrupted { corruption, .. } if corruption.what.contains("backwards")), "{err}");
+    assert!(subscriber.take().unwrap().is_none());
+}
+
+#[test]
+fn a_version_mismatch_on_a_publisher_segment_is_named() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let _publisher = node.topic("ver").publisher().unwrap();
+    poke(&root.file_path("pub.ver."), 8, &2u32.to_le_bytes());
+    let err = node.topic("ver").subscriber().unwrap_err();
+    assert!(matches!(err, OpenError::VersionMismatch { found: 2, expected: 1, .. }), "{err:?}");
+}
+
+#[test]
+fn unusable_roots_are_explained() {
+    let scratch = TestRoot::new();
+    let file = scratch.path().join("a-file");
+    std::fs::write(&file, b"").unwrap();
+    let open = std::fs::create_dir(scratch.path().join("open")).map(|_| scratch.path().join("open")).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for (root, expected) in [(file.clone(), "not a directory"), (open, "chmod 700"), (file.join("below"), "cannot create")] {
+        let err = Node::with_root("t", &root).unwrap_err();
+        assert!(matches!(err, OpenError::RootUnusable { .. }), "{err:?}");
+        assert!(err.to_string().contains(expected) && err.to_string().contains("RINGBUS_ROOT"), "{err}");
+    }
+}
+
+/// A private tmpfs mount for one test, unmounted when dropped.
+struct Mount(tempfile::TempDir);
+
+impl Mount {
+    fn tmpfs(options: &str) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", options, "tmpfs"]).arg(dir.path()).status().unwrap();
+        assert!(ok.success(), "this test mounts a tmpfs and needs root (CI runs as root)");
+        Mount(dir)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
+
+#[test]
+fn a_read_only_root_is_explained() {
+    let mount = Mount::tmpfs("ro,size=1M,mode=700");
+    let err = Node::with_root("t", mount.0.path()).unwrap_err();
+    assert!(matches!(err, OpenError::RootUnusable { .. }), "{err:?}");
+    assert!(err.to_string().contains("not writable"), "{err}");
+}
+
+#[test]
+fn a_full_tmpfs_is_a_typed_error_and_leaves_nothing_half_created() {
+    let mount = Mount::tmpfs("size=4M,mode=700");
+    let node = Node::with_root("t", mount.0.path()).unwrap();
+    let before: Vec<_> = std::fs::read_dir(mount.0.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let err = node.topic("big").max_payload_bytes(1 << 20).depth(4).max_subscribers(4).publisher().unwrap_err();
+    assert!(matches!(err, OpenError::NoSpace { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("--shm-size") && message.contains("free"), "{message}");
+    let after: Vec<_> = std::fs::read_dir(mount.0.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(before, after, "no topic, publisher or temporary file left behind");
+    let mut small = node.topic("small").max_payload_bytes(64).publisher().unwrap();
+    small.publish_copy(b"still works").unwrap();
+}
