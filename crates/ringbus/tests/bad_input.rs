@@ -62,7 +62,9 @@ fn foreign_truncated_symlinked_and_open_files_are_refused() {
     write("topic.short", b"RINGBUS", 0o600);
     write("topic.wide", &[0; 1024], 0o644);
     std::os::unix::fs::symlink("/etc/hostname", root.path().join("topic.link")).unwrap();
-    for (name, expected) in [("garbage", "bad magic"), ("short", "truncated"), ("wide", "mode 644"), ("link", "symbolic link")] {
+    for (name, expected) in
+        [("garbage", "bad magic"), ("short", "truncated"), ("wide", "mode 644"), ("link", "symbolic link")]
+    {
         let err = node.topic(name).subscriber().unwrap_err();
         assert!(matches!(err, OpenError::Foreign { .. }), "{name}: {err:?}");
         assert!(err.to_string().contains(expected), "{name}: {err}");
@@ -81,7 +83,10 @@ fn corrupted_log_entries_and_positions_are_reported_and_survived() {
     publisher.publish_copy(b"one").unwrap();
     poke(&file, ENTRY + 8, &u32::MAX.to_le_bytes()); // chunk index out of range
     let err = subscriber.take().unwrap_err();
-    assert!(matches!(&err, TakeError::Corrupted { corruption, .. } if corruption.what == "log entry chunk index"), "{err}");
+    assert!(
+        matches!(&err, TakeError::Corrupted { corruption, .. } if corruption.what == "log entry chunk index"),
+        "{err}"
+    );
 
     publisher.publish_copy(b"two").unwrap();
     poke(&file, ENTRY + 32 + 16, &(1u64 << 40).to_le_bytes()); // length beyond max_payload_bytes
@@ -115,7 +120,9 @@ fn unusable_roots_are_explained() {
     std::fs::write(&file, b"").unwrap();
     let open = std::fs::create_dir(scratch.path().join("open")).map(|_| scratch.path().join("open")).unwrap();
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
-    for (root, expected) in [(file.clone(), "not a directory"), (open, "chmod 700"), (file.join("below"), "cannot create")] {
+    for (root, expected) in
+        [(file.clone(), "not a directory"), (open, "chmod 700"), (file.join("below"), "cannot create")]
+    {
         let err = Node::with_root("t", &root).unwrap_err();
         assert!(matches!(err, OpenError::RootUnusable { .. }), "{err:?}");
         assert!(err.to_string().contains(expected) && err.to_string().contains("RINGBUS_ROOT"), "{err}");

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Prepares a fresh Debian machine (as root) for building and testing ringbus. Idempotent;
+# sourced by scripts/test.sh and scripts/demo.sh.
+set -euo pipefail
+
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+fi
+command -v cargo >/dev/null 2>&1 || { echo "setup: Rust is missing; install it with rustup (https://rustup.rs)" >&2; exit 1; }
+if command -v rustup >/dev/null 2>&1; then
+  for component in rustfmt clippy; do
+    rustup component list --installed 2>/dev/null | grep -q "^$component" || rustup component add "$component"
+  done
+fi
+
+# Exact system-call counting reads the raw_syscalls:sys_enter tracepoint from tracefs.
+if [ ! -e /sys/kernel/tracing/events/raw_syscalls/sys_enter/id ] && [ ! -e /sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id ]; then
+  mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || echo "setup: could not mount tracefs; syscall counts will be unavailable" >&2
+fi
