@@ -61,3 +61,8 @@ pub mod diagnostics {
     pub use crate::sys::clock::monotonic_ns;
     pub use crate::sys::perf::SyscallCounter;
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
