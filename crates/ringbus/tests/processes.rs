@@ -75,7 +75,7 @@ fn child_entry() {
                 let mut loan = publisher.loan_uninit(MESSAGE_BYTES).unwrap();
                 pattern(position, &mut loan);
                 loan.publish();
-                if position % 16 == 0 {
+                if position.is_multiple_of(16) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
             }
@@ -88,7 +88,7 @@ fn child_entry() {
                     check_pattern(&s);
                     held.push_back(s);
                 }
-                if held.len() == 2 || (held.len() == 1 && sub.taken() % 3 == 0) {
+                if held.len() == 2 || (held.len() == 1 && sub.taken().is_multiple_of(3)) {
                     held.pop_front();
                 }
             }

@@ -9,7 +9,7 @@ use crate::ring::log::EntryRecord;
 use crate::shm::pod::{self, Pod};
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
-use crate::shm::topic::{occupancy, SlotState};
+use crate::shm::topic::{occupancy, PayloadType, SlotState};
 use crate::sync::Ordering;
 
 /// Counters of one publisher (also visible to other processes in the topic segment).
@@ -112,10 +112,9 @@ impl Publisher {
 
     /// A loan sized for one `T`; checks `T` against the topic's payload type.
     pub fn loan_value<T: Pod>(&mut self) -> Result<Loan<'_>, LoanError> {
-        let p = &self.topic.payload;
-        let requested = std::any::type_name::<T>();
-        if p.name != "bytes" && (p.size != std::mem::size_of::<T>() as u64 || !requested.starts_with(&p.name)) {
-            return Err(LoanError::TypeMismatch { existing: p.name.clone(), requested: requested.into() });
+        let (existing, requested) = (&self.topic.payload, PayloadType::of::<T>());
+        if *existing != PayloadType::bytes() && *existing != requested {
+            return Err(LoanError::TypeMismatch { existing: existing.name.clone(), requested: requested.name });
         }
         self.loan_uninit(std::mem::size_of::<T>())
     }

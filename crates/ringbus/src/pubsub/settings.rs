@@ -3,7 +3,7 @@
 use crate::error::OpenError;
 use crate::registry::Node;
 use crate::shm::pod::Pod;
-use crate::shm::topic::{PayloadType, TopicConfig, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
+use crate::shm::topic::{PayloadType, TopicConfig, MAX_NAME_BYTES};
 
 /// Longest topic name accepted.
 pub const MAX_TOPIC_NAME_BYTES: usize = 100;
@@ -190,13 +190,7 @@ impl TopicBuilder {
 
     /// Declares the payload type; it is recorded in the topic and checked by every opener.
     pub fn payload_type<T: Pod>(mut self) -> Self {
-        let name = std::any::type_name::<T>();
-        let name = &name[..name.len().min(MAX_TYPE_NAME_BYTES)];
-        self.settings.payload = Some(PayloadType {
-            name: name.to_string(),
-            size: std::mem::size_of::<T>() as u64,
-            align: std::mem::align_of::<T>() as u32,
-        });
+        self.settings.payload = Some(PayloadType::of::<T>());
         self
     }
 

@@ -20,7 +20,7 @@ use crate::sync::Ordering;
 use crate::sys;
 use std::fs::File;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Publisher or subscriber.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ impl TopicHandle {
         root: &Root,
         name: &str,
         file_name: &str,
-        path: &PathBuf,
+        path: &Path,
     ) -> Result<Option<TopicHandle>, OpenError> {
         if let Some(opened) = segment::open(path, SegmentKind::Topic, true)? {
             sys::lock::lock(opened.file.as_fd(), CONTROL_BYTE).map_err(io_err("lock", path))?;
@@ -106,7 +106,7 @@ impl TopicHandle {
                 TopicLayout::read(&opened.region).map_err(|e| header_error(path, e))?;
             if stored_name != name {
                 return Err(OpenError::Foreign {
-                    path: path.clone(),
+                    path: path.to_path_buf(),
                     reason: format!("it holds topic {stored_name:?}, not {name:?}"),
                 });
             }
@@ -115,7 +115,7 @@ impl TopicHandle {
                 root: root.clone(),
                 name: name.into(),
                 file_name: file_name.into(),
-                path: path.clone(),
+                path: path.to_path_buf(),
                 file: opened.file,
                 region: opened.region,
                 layout,
@@ -133,7 +133,7 @@ impl TopicHandle {
             root: root.clone(),
             name: name.into(),
             file_name: file_name.into(),
-            path: path.clone(),
+            path: path.to_path_buf(),
             file: c.file,
             region: c.region,
             layout,

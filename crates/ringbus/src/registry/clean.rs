@@ -7,7 +7,7 @@ use crate::pubsub::topic::TopicHandle;
 use crate::shm::{segment, Root};
 use crate::sys;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What [`clean`] did.
 #[derive(Debug, Default, Clone)]
@@ -21,11 +21,11 @@ pub struct CleanReport {
 /// A temporary file whose creator holds no lock on it: the creator died while building
 /// it (a live creator locks it right after creating it, and starts over if a sweep removes
 /// it in between; see `shm::segment::create`).
-fn is_abandoned_temp(path: &PathBuf) -> bool {
+fn is_abandoned_temp(path: &Path) -> bool {
     sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
 }
 
-fn is_dead_node(path: &PathBuf) -> bool {
+fn is_dead_node(path: &Path) -> bool {
     sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
 }
 

@@ -25,7 +25,7 @@ fn check<T: Pod>(bytes: &[u8]) -> Result<(), ViewError> {
     if bytes.len() != std::mem::size_of::<T>() {
         return Err(ViewError::Size { type_name, expected: std::mem::size_of::<T>(), actual: bytes.len() });
     }
-    if bytes.as_ptr() as usize % std::mem::align_of::<T>() != 0 {
+    if !(bytes.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>()) {
         return Err(ViewError::Alignment { type_name, align: std::mem::align_of::<T>() });
     }
     Ok(())
@@ -46,6 +46,12 @@ pub(crate) fn view_mut<T: Pod>(bytes: &mut [u8]) -> Result<&mut T, ViewError> {
 }
 
 #[cfg(test)]
+pub(crate) fn as_bytes_mut(v: &mut [u64; 2]) -> &mut [u8] {
+    // SAFETY: u64s are plain bytes; the borrow is exclusive and the length exact.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), 16) }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -58,10 +64,4 @@ mod tests {
         assert!(matches!(view::<u64>(&bytes[..4]), Err(ViewError::Size { expected: 8, actual: 4, .. })));
         assert!(matches!(view::<u64>(&bytes[1..9]), Err(ViewError::Alignment { align: 8, .. })));
     }
-}
-
-#[cfg(test)]
-pub(crate) fn as_bytes_mut(v: &mut [u64; 2]) -> &mut [u8] {
-    // SAFETY: u64s are plain bytes; the borrow is exclusive and the length exact.
-    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), 16) }
 }

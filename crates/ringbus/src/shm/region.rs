@@ -78,7 +78,7 @@ impl Region {
             self.len
         );
         assert!(
-            (self.ptr as usize + offset) % std::mem::align_of::<T>() == 0,
+            (self.ptr as usize + offset).is_multiple_of(std::mem::align_of::<T>()),
             "ringbus bug: misaligned offset {offset}"
         );
     }

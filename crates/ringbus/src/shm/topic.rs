@@ -184,6 +184,21 @@ impl PayloadType {
     pub(crate) fn bytes() -> PayloadType {
         PayloadType { name: "bytes".into(), size: 1, align: 1 }
     }
+
+    /// The payload type record of `T` (its name cut to the stored length, on a character
+    /// boundary).
+    pub(crate) fn of<T>() -> PayloadType {
+        let full = std::any::type_name::<T>();
+        let mut end = full.len().min(MAX_TYPE_NAME_BYTES);
+        while !full.is_char_boundary(end) {
+            end -= 1;
+        }
+        PayloadType {
+            name: full[..end].to_string(),
+            size: size_of::<T>() as u64,
+            align: std::mem::align_of::<T>() as u32,
+        }
+    }
 }
 
 /// Offsets of a topic segment with a given configuration (process-local, from validated
