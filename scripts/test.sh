@@ -18,6 +18,12 @@ step "rustdoc";           RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-
 step "tests";             cargo test --workspace --locked
 step "loom models";       RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p ringbus --lib --release --locked
 
+step "miri (algorithms on heap-backed segments)"
+if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then
+  rustup toolchain install nightly --profile minimal --component miri --component rust-src
+fi
+CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p ringbus --lib --locked
+
 step "leftovers"
 leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
 if [ -n "$leftover" ]; then

@@ -65,18 +65,3 @@ pub(crate) mod futex {
         1
     }
 }
-
-/// Pads and aligns a value to a cache line so that words written by different processes
-/// never share one (false sharing would turn every publish into a coherency miss).
-#[cfg(test)]
-#[derive(Debug, Default)]
-#[repr(C, align(64))]
-pub struct CachePadded<T>(pub T);
-
-#[cfg(test)]
-impl<T> core::ops::Deref for CachePadded<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}

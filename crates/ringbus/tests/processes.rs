@@ -116,6 +116,13 @@ fn finish(children: Vec<(Child, BufReader<std::process::ChildStdout>)>, expected
     }
 }
 
+/// System calls made by publishing `value`.
+fn counted_publish(counter: &SyscallCounter, publisher: &mut ringbus::Publisher, value: u64) -> u64 {
+    let start = counter.start().unwrap();
+    publisher.publish_copy(&value.to_le_bytes()).unwrap();
+    counter.since(start).unwrap()
+}
+
 /// The publish of one message with `subs` subscribers asleep makes exactly one system
 /// call; with `subs` polling subscribers, none.
 fn count_publish_syscalls(subs: usize) {
@@ -131,9 +138,7 @@ fn count_publish_syscalls(subs: usize) {
         wait_until(Duration::from_secs(60), "all subscribers asleep", || {
             publisher.sleeping_subscribers() == subs as u32
         });
-        let start = counter.start().unwrap();
-        publisher.publish_copy(&round.to_le_bytes()).unwrap();
-        let calls = counter.since(start).unwrap();
+        let calls = counted_publish(&counter, &mut publisher, round);
         assert_eq!(calls, 1, "a publish with {subs} sleeping subscribers made {calls} system calls");
     }
 
@@ -145,9 +150,7 @@ fn count_publish_syscalls(subs: usize) {
     // count, so publishing costs no system call at all.
     let pollers: Vec<_> = (0..subs).map(|_| spawn_ready("poller", &root, &topic)).collect();
     for round in 0..ROUNDS {
-        let start = counter.start().unwrap();
-        publisher.publish_copy(&round.to_le_bytes()).unwrap();
-        let calls = counter.since(start).unwrap();
+        let calls = counted_publish(&counter, &mut publisher, round);
         assert_eq!(calls, 0, "a publish with {subs} polling subscribers made {calls} system calls");
     }
     publisher.publish_copy(&STOP.to_le_bytes()).unwrap();

@@ -5,8 +5,6 @@
 //! configuration, never straight from shared memory; an out-of-range offset is therefore a
 //! bug in ringbus and panics rather than reading out of bounds.
 
-#[cfg(test)]
-use crate::sync::CachePadded;
 use crate::sys::mmap::Mapping;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
@@ -33,7 +31,35 @@ unsafe impl Shared for u64 {}
 enum Backing {
     Mapped(#[allow(dead_code)] Mapping),
     #[cfg(test)]
-    Heap(#[allow(dead_code)] Box<[CachePadded<[u64; 8]>]>),
+    Heap(#[allow(dead_code)] HeapBlock),
+}
+
+/// Zeroed, 64-byte-aligned heap memory, freed on drop. Kept as a raw allocation (not a
+/// `Box`) so that moving it does not invalidate the pointer the `Region` hands out.
+#[cfg(test)]
+#[derive(Debug)]
+struct HeapBlock {
+    ptr: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+#[cfg(test)]
+impl HeapBlock {
+    fn zeroed(len: usize) -> HeapBlock {
+        let layout = std::alloc::Layout::from_size_align(len.max(1), 64).expect("a sane test size");
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = std::ptr::NonNull::new(ptr).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        HeapBlock { ptr, layout }
+    }
+}
+
+#[cfg(test)]
+impl Drop for HeapBlock {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this very layout, freed once.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
 }
 
 /// A bounds-checked view of shared memory.
@@ -60,10 +86,8 @@ impl Region {
     /// Zeroed, 64-byte-aligned heap memory standing in for a segment (tests, Miri).
     #[cfg(test)]
     pub(crate) fn heap(len: usize) -> Region {
-        let lines = len.div_ceil(64).max(1);
-        let mut mem: Box<[CachePadded<[u64; 8]>]> = (0..lines).map(|_| CachePadded([0u64; 8])).collect();
-        let ptr = mem.as_mut_ptr().cast::<u8>();
-        Region { ptr, len, writable: true, _backing: Backing::Heap(mem) }
+        let block = HeapBlock::zeroed(len);
+        Region { ptr: block.ptr.as_ptr(), len, writable: true, _backing: Backing::Heap(block) }
     }
 
     pub(crate) fn len(&self) -> usize {
