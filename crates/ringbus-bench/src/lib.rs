@@ -1,0 +1,33 @@
+//! Benchmarks of ringbus against the baselines it replaces, run by `ringbus bench`.
+//!
+//! [`fanout`] reproduces Agnocast's publish-latency and end-to-end-latency tables against
+//! the number of subscribers: one publisher, N subscriber *processes* blocked waiting,
+//! for ringbus (woken, or polling) and for three baselines built here — a shared-memory
+//! slot ring notified through eventfds or POSIX message queues, and copying `AF_UNIX`
+//! datagrams. Every transport goes through the same harness, pacing, clock and exact
+//! system-call counter, so the rows of one run are comparable.
+//!
+//! Subscriber processes are the calling binary re-executed ([`config::WorkerLauncher`]),
+//! which must hand its argument to [`worker::run`].
+//!
+//! Unsafe code is confined to the baselines' system calls and the shared-file mapping;
+//! each block names its invariant.
+
+pub mod config;
+pub mod fanout;
+pub mod interrupt;
+pub mod plot;
+pub mod report;
+pub mod stats;
+pub mod worker;
+
+mod results;
+mod ring;
+mod shm;
+mod transports;
+mod workers;
+
+pub use config::{FanoutConfig, Scenario, Transport, WorkerLauncher};
+pub use fanout::{Outcome, Progress};
+pub use stats::Row;
+pub use transports::Skip;

@@ -1,0 +1,62 @@
+//! A subscriber process: told by the bench (one JSON argument) where to listen, it
+//! records each message's end-to-end latency into the shared results file and exits after
+//! the last message. It dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left
+//! behind blocked on a wake-up that will not come.
+
+use crate::config::Scenario;
+use crate::results::ResultsFile;
+use crate::transports::{self, Endpoint};
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Everything one subscriber process needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct WorkerSpec {
+    pub index: u32,
+    pub subs: u32,
+    pub topics: u32,
+    pub payload_bytes: u64,
+    pub transport: crate::config::Transport,
+    /// Messages per topic, warm-up included.
+    pub messages: u64,
+    pub results: PathBuf,
+    pub parent_pid: u32,
+    pub endpoint: Endpoint,
+}
+
+impl WorkerSpec {
+    fn scenario(&self) -> Scenario {
+        Scenario { transport: self.transport, subs: self.subs, topics: self.topics, payload_bytes: self.payload_bytes }
+    }
+}
+
+/// Asks the kernel to SIGKILL us when the bench goes; fails if it already went.
+fn die_with_parent(parent_pid: u32) -> Result<()> {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number and no pointers.
+    let r = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
+    transports::check(r.into(), || "prctl(PR_SET_PDEATHSIG)".into())?;
+    if std::os::unix::process::parent_id() != parent_pid {
+        bail!("the bench (pid {parent_pid}) is gone");
+    }
+    Ok(())
+}
+
+/// Runs one subscriber process from the JSON `spec` the bench passed on its command line.
+pub fn run(spec: &str) -> Result<()> {
+    let spec: WorkerSpec = serde_json::from_str(spec)
+        .context("bench-worker is started by `ringbus bench fanout`, not by hand: its argument is not a valid spec")?;
+    die_with_parent(spec.parent_pid)?;
+    let messages = usize::try_from(spec.messages)?;
+    let results = ResultsFile::open(&spec.results, spec.subs as usize, messages)?;
+    let mut receiver = transports::receiver(&spec.scenario(), spec.index, &spec.endpoint)
+        .with_context(|| format!("subscriber {} cannot open its {} endpoint", spec.index, spec.transport))?;
+    results.mark_ready();
+    loop {
+        let got = receiver.next().with_context(|| format!("subscriber {} ({})", spec.index, spec.transport))?;
+        results.record(spec.index as usize, got.seq, got.at_ns.saturating_sub(got.t0_ns))?;
+        if got.seq + 1 >= spec.messages {
+            return Ok(());
+        }
+    }
+}

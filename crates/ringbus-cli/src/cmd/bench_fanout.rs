@@ -1,0 +1,196 @@
+//! `ringbus bench fanout`: one publisher, N subscriber processes, every transport through
+//! the same harness; a markdown table on stdout, optionally JSON and an SVG plot.
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use ringbus_bench::config::{self, parse_size, parse_subs, Scenario, Transport};
+use ringbus_bench::{report, FanoutConfig, Progress, WorkerLauncher};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+pub const LONG_ABOUT: &str = "\
+Publish latency and end-to-end latency against the number of subscriber processes, for
+ringbus and for baselines measured in the same run through the same harness (Agnocast's
+fan-out experiment). This process publishes; each subscriber is a separate process (this
+binary re-executed) blocked waiting for data.
+
+Transports:
+  ringbus          subscribers asleep in receive(); a publish is loan_uninit + 16-byte header
+                   + publish(): one futex wake for any number of sleepers
+  ringbus-polling  subscribers never woken (Wake::Never), polling take() every 1 ms; publishing
+                   makes no system call (e2e is dominated by the poll period)
+  eventfd          payload written in place in a 64-slot shared-memory ring, then one write()
+                   per subscriber eventfd
+  mq               same ring, then one mq_send() per subscriber POSIX message queue
+  uds              one AF_UNIX datagram (a full copy of the payload) per subscriber
+
+Measured per publish: t1 - t0 around the publish call, and the exact number of system calls
+the publishing thread made in between (perf tracepoint raw_syscalls:sys_enter; needs root or
+kernel.perf_event_paranoid=-1, otherwise reported as n/a). Per subscriber and message: e2e =
+its CLOCK_MONOTONIC once it has the payload minus t0. \"last e2e\" is, per message, the slowest
+subscriber. Each scenario first sends --warmup unmeasured messages.
+
+Topics: with --topics T, every tick publishes one message on each of the T topics, and
+subscriber i listens to topic i % T (so with T > N some topics have no subscriber).";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ringbus bench fanout --quick
+  ringbus bench fanout --subs 16 --count 200 --rate 200 --size 64,1MiB
+  ringbus bench fanout --topics 10 --subs 4,8,16,32,64,128 --json fanout.json --plot fanout.svg
+  ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500";
+
+/// Quick mode: enough messages for stable medians, paced fast enough for the whole default
+/// sweep to finish in well under a minute on two cores.
+const QUICK_COUNT: u64 = 150;
+const QUICK_RATE_HZ: f64 = 500.0;
+/// In quick mode, payloads above this are measured only for these transports (uds copies
+/// the payload once per subscriber, ~16 ms per publish at 1MiB × 64; ringbus-polling's
+/// e2e is its poll period whatever the size).
+const QUICK_LARGE_BYTES: u64 = 64 << 10;
+const QUICK_LARGE: [Transport; 3] = [Transport::Ringbus, Transport::Eventfd, Transport::Mq];
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct FanoutArgs {
+    /// Subscriber process counts to sweep, comma-separated, each 1 to 1024. Example: --subs 1,8,64
+    #[arg(long, value_name = "N,..", value_delimiter = ',', value_parser = parse_subs, default_value = "1,4,16,64,128")]
+    subs: Vec<u32>,
+
+    /// Topics published per tick; subscriber i listens to topic i % T. Example: --topics 10
+    #[arg(long, value_name = "T", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    topics: u32,
+
+    /// Ticks per second (each tick: one message per topic) [default: 100, --quick: 500]. Example: --rate 200
+    #[arg(long, value_name = "HZ")]
+    rate: Option<f64>,
+
+    /// Payload sizes, comma-separated, in B/KiB/MiB/GiB (at least 16 B: the header). Example: --size 64,4KiB,1MiB
+    #[arg(long, value_name = "SIZE,..", value_delimiter = ',', value_parser = parse_size, default_value = "64,1MiB")]
+    size: Vec<u64>,
+
+    /// Measured messages per topic and scenario [default: 500, --quick: 150]. Example: --count 1000
+    #[arg(long, value_name = "N")]
+    count: Option<u64>,
+
+    /// Unmeasured messages sent first in each scenario (page faults, cold caches). Example: --warmup 50
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    warmup: u64,
+
+    /// Transports to measure, comma-separated (see above). Example: --transports ringbus,eventfd
+    #[arg(
+        long,
+        value_name = "NAME,..",
+        value_delimiter = ',',
+        default_value = "ringbus,ringbus-polling,eventfd,mq,uds"
+    )]
+    transports: Vec<Transport>,
+
+    /// Also write the rows as a JSON array to FILE. Example: --json fanout.json
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Also draw publish p50 and e2e p50 vs subscribers (log scale) as SVG. Example: --plot fanout.svg
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+
+    /// Fewer messages at a faster rate, and payloads over 64KiB only for ringbus, eventfd and mq
+    /// (unless --transports is given): the default sweep in well under a minute. Example: --quick
+    #[arg(long)]
+    quick: bool,
+}
+
+impl FanoutArgs {
+    fn config(&self, transports_given: bool) -> Result<FanoutConfig> {
+        let rate_hz = self.rate.unwrap_or(if self.quick { QUICK_RATE_HZ } else { 100.0 });
+        if !(rate_hz.is_finite() && (0.1..=100_000.0).contains(&rate_hz)) {
+            bail!("--rate {rate_hz}: must be 0.1 to 100000 Hz");
+        }
+        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 500 });
+        if count == 0 {
+            bail!("--count must be at least 1");
+        }
+        let quick_filter = self.quick && !transports_given;
+        let keep = |t: Transport, bytes: u64| !quick_filter || bytes <= QUICK_LARGE_BYTES || QUICK_LARGE.contains(&t);
+        let mut transports = Vec::new();
+        for &t in &self.transports {
+            if !transports.contains(&t) {
+                transports.push(t);
+            }
+        }
+        let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
+        let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
+        let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
+        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, worker })
+    }
+
+    pub fn run(self) -> Result<()> {
+        let transports_given = std::env::args().any(|a| a == "--transports" || a.starts_with("--transports="));
+        let config = self.config(transports_given)?;
+        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+        let mut bar = Bar::new(&config);
+        let outcome = ringbus_bench::fanout::run(&config, &mut bar);
+        bar.bar.finish_and_clear();
+        let outcome = outcome?;
+        println!("## ringbus bench fanout\n");
+        println!("- machine: {}", report::Machine::this());
+        println!("- command: `{}`", report::command_line());
+        println!(
+            "- {} measured messages per topic at {} Hz after {} warm-up; times in µs; ratios: ringbus ÷ eventfd\n",
+            config.count, config.rate_hz, config.warmup
+        );
+        print!("{}", report::markdown(&outcome.rows));
+        for note in report::notes(&outcome.rows) {
+            println!("\nnote: {note}");
+        }
+        for (s, why) in &outcome.skipped {
+            println!("\nskipped {s}: {why}");
+        }
+        if let Some(why) = &outcome.syscalls_unavailable {
+            println!("\nsystem calls not counted: {why}");
+        }
+        if let Some(path) = &self.json {
+            report::write_json(&outcome.rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.plot {
+            ringbus_bench::plot::draw(&outcome.rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// The progress bar on stderr (hidden when stderr is not a terminal).
+struct Bar {
+    bar: ProgressBar,
+    ticks: u64,
+}
+
+impl Bar {
+    fn new(config: &FanoutConfig) -> Bar {
+        let ticks = config.warmup + config.count;
+        let total = ticks * config.scenarios.len() as u64;
+        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total) } else { ProgressBar::hidden() };
+        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
+            .expect("a valid template")
+            .progress_chars("=> ");
+        bar.set_style(style);
+        Bar { bar, ticks }
+    }
+}
+
+impl Progress for Bar {
+    fn scenario(&mut self, index: usize, total: usize, scenario: &Scenario, _ticks: u64) {
+        self.bar.set_position(index as u64 * self.ticks);
+        self.bar.set_message(format!("[{}/{total}] {scenario}", index + 1));
+    }
+
+    fn tick(&mut self) {
+        self.bar.inc(1);
+    }
+
+    fn note(&mut self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}

@@ -1,0 +1,34 @@
+//! `ringbus`: the command-line companion of the ringbus library. One module per command
+//! under `cmd/`.
+
+mod cmd;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// ringbus — zero-copy publish/subscribe over Linux shared memory.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ringbus",
+    version,
+    about = "ringbus — zero-copy publish/subscribe over Linux shared memory",
+    after_help = "Examples:\n  \
+        ringbus bench fanout --quick                 # every transport, 1..128 subscribers, in under a minute\n  \
+        ringbus bench fanout --subs 16 --size 64,1MiB --json out.json --plot out.svg\n  \
+        ringbus bench fanout --help                  # every option of the fan-out benchmark"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: cmd::Command,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command.run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

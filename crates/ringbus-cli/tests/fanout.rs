@@ -1,0 +1,117 @@
+//! Runs the built `ringbus` binary on a tiny fan-out and checks what it reports: every
+//! row, every message, and the exact system calls per publish. Behaviour only, no timing.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The bench must finish within this, or the test fails (instead of hanging CI).
+const WATCHDOG: Duration = Duration::from_secs(120);
+
+struct Run {
+    status: std::process::ExitStatus,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `ringbus args...` with stdout/stderr in files, killing it after `WATCHDOG`.
+fn ringbus(args: &[&str], scratch: &tempfile::TempDir) -> Run {
+    let out = scratch.path().join("stdout");
+    let err = scratch.path().join("stderr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .expect("start the ringbus binary");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > WATCHDOG {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("watchdog: `ringbus {}` still running after {WATCHDOG:?}", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run { status, stdout: std::fs::read_to_string(out).unwrap(), stderr: std::fs::read_to_string(err).unwrap() }
+}
+
+fn row<'a>(rows: &'a [Value], transport: &str) -> &'a Value {
+    let found: Vec<&Value> = rows.iter().filter(|r| r["transport"] == transport).collect();
+    assert_eq!(found.len(), 1, "expected one {transport} row in {rows:#?}");
+    found[0]
+}
+
+#[test]
+fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
+    let scratch = tempfile::tempdir().unwrap();
+    let json: PathBuf = scratch.path().join("fanout.json");
+    let args = [
+        "bench",
+        "fanout",
+        "--subs",
+        "2",
+        "--count",
+        "20",
+        "--rate",
+        "500",
+        "--size",
+        "64",
+        "--transports",
+        "ringbus,ringbus-polling,eventfd",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let run = ringbus(&args, &scratch);
+    assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
+    assert!(run.stdout.contains("| ringbus | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
+
+    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    for r in &rows {
+        assert_eq!(r["subs"], 2);
+        assert_eq!(r["topics"], 1);
+        assert_eq!(r["payload_bytes"], 64);
+        assert_eq!(r["messages"], 20);
+        for key in
+            ["publish_p50_us", "publish_p99_us", "e2e_p50_us", "e2e_p99_us", "last_e2e_p50_us", "last_e2e_p99_us"]
+        {
+            assert!(r[key].as_f64().is_some_and(|v| v > 0.0), "{key} of {r}");
+        }
+    }
+    let ringbus = row(&rows, "ringbus");
+    assert!(ringbus["publish_p50_vs_eventfd"].as_f64().is_some(), "ratio column filled: {ringbus}");
+
+    if let Some(line) = run.stderr.lines().find(|l| l.contains("system calls will not be counted")) {
+        eprintln!("skipping the system-call assertions: {line}");
+        assert!(ringbus["syscalls_per_publish"].is_null());
+        return;
+    }
+    // Both subscribers sleep: one futex wake, whatever their number.
+    assert_eq!(ringbus["syscalls_per_publish"], 1.0, "{ringbus}");
+    assert_eq!(ringbus["syscalls_max"], 1, "{ringbus}");
+    // Nobody sleeps: no system call at all.
+    let polling = row(&rows, "ringbus-polling");
+    assert_eq!(polling["syscalls_per_publish"], 0.0, "{polling}");
+    assert_eq!(polling["syscalls_max"], 0, "{polling}");
+    // One write() per subscriber.
+    let eventfd = row(&rows, "eventfd");
+    assert_eq!(eventfd["syscalls_per_publish"], 2.0, "{eventfd}");
+    assert_eq!(eventfd["syscalls_max"], 2, "{eventfd}");
+}
+
+#[test]
+fn bad_options_fail_with_a_message_that_says_what_to_write() {
+    let scratch = tempfile::tempdir().unwrap();
+    let run = ringbus(&["bench", "fanout", "--size", "1MB"], &scratch);
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("1MiB"), "{}", run.stderr);
+    let run = ringbus(&["bench", "fanout", "--transports", "tcp"], &scratch);
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("ringbus-polling"), "{}", run.stderr);
+}
