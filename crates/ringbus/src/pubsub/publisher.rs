@@ -33,6 +33,9 @@ pub struct Publisher {
     incarnation: u32,
     segment: PublisherSegment,
     allocator: ChunkAllocator,
+    /// The chunk for the next loan, claimed right after the previous publish so that the
+    /// cache miss on its pin words (last written by subscribers) falls outside the loan.
+    spare: Option<ClaimedChunk>,
     next: u64,
     stats: PublisherStats,
     _node: Node,
@@ -76,6 +79,7 @@ impl Publisher {
             incarnation,
             segment,
             allocator,
+            spare: None,
             next: 0,
             stats: PublisherStats::default(),
             _node: node,
@@ -91,7 +95,7 @@ impl Publisher {
         if len as u64 > max {
             return Err(LoanError::TooLarge { requested: len as u64, max });
         }
-        let claim = match self.segment.claim(&mut self.allocator) {
+        let claim = match self.spare.take().or_else(|| self.segment.claim(&mut self.allocator)) {
             Some(c) => c,
             None => {
                 self.reclaim_dead_subscribers();
@@ -162,6 +166,7 @@ impl Publisher {
             self.stats.wakes_skipped += 1;
             shared.wakes_skipped.store(self.stats.wakes_skipped, Ordering::Relaxed);
         }
+        self.spare = self.segment.claim(&mut self.allocator);
     }
 
     /// Slow path when no chunk is free: subscribers that died holding chunks of ours get
@@ -203,7 +208,8 @@ impl Publisher {
         self.topic.layout.config.max_payload_bytes
     }
 
-    /// Free chunks right now (not in the log, not held, not deferred).
+    /// Free chunks right now (not in the log, not held, not deferred, not the spare claimed
+    /// for the next loan).
     pub fn free_chunks(&self) -> usize {
         self.allocator.free_count()
     }

@@ -2,10 +2,16 @@
 //!
 //! ```text
 //!    0 TopicHeader (512 B): SegmentHeader, topic id, TopicConfig, payload type, name
-//!  512 wake word         (own cache line)
-//!  576 sleepers count    (own cache line)
-//!  640 PublisherSlot  × max_publishers   (64 B each)
+//!  512 wake word, sleepers count   (one cache line, see below)
+//!  576 PublisherSlot  × max_publishers   (128 B each: identity line, counters line)
 //!      SubscriberSlot × max_subscribers  (64 B each)
+//! ```
+//! The wake word and the sleepers count share a line on purpose: each side of the wake
+//! protocol touches both (publisher: bump word, read sleepers; sleeper: bump sleepers, read
+//! word), so one line costs one cache-line transfer per operation where two lines cost two.
+//! A publisher's counters live on their own line so that writing them on every publish
+//! does not evict the occupancy word every subscriber reads on every take.
+//! ```text
 //! ```
 //! Liveness: the owner of slot *i* holds an OFD write lock on the first byte of the slot;
 //! byte 0 of the file is the topic's control lock (join / leave / tear-down).
@@ -104,8 +110,10 @@ const _: () = assert!(size_of::<TopicHeader>() == 512);
 unsafe impl Shared for TopicHeader {}
 
 const WAKE_OFFSET: usize = 512;
-const SLEEPERS_OFFSET: usize = 576;
-const SLOTS_OFFSET: usize = 640;
+const SLEEPERS_OFFSET: usize = 516;
+const SLOTS_OFFSET: usize = 576;
+const PUBLISHER_SLOT_BYTES: usize = 128;
+const SUBSCRIBER_SLOT_BYTES: usize = 64;
 
 /// Slot states. A non-free slot whose lock byte nobody holds belongs to a dead process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,14 +141,17 @@ pub(crate) struct PublisherSlot {
     /// `incarnation << 32 | state`: one load tells a subscriber whether to (re)attach.
     pub occupancy: AtomicU64,
     pub node_id: AtomicU64,
+    pub pid: AtomicU32,
+    reserved0: [AtomicU32; 11],
+    // Second cache line: counters, written by the publisher on every publish.
     pub publishes: AtomicU64,
     pub wake_syscalls: AtomicU64,
     pub wakes_skipped: AtomicU64,
-    pub pid: AtomicU32,
-    reserved: [AtomicU32; 5],
+    reserved1: [AtomicU64; 5],
 }
-const _: () = assert!(size_of::<PublisherSlot>() == 64);
-const _: () = assert!(offset_of!(PublisherSlot, pid) == 40);
+const _: () = assert!(size_of::<PublisherSlot>() == PUBLISHER_SLOT_BYTES);
+const _: () = assert!(offset_of!(PublisherSlot, pid) == 16);
+const _: () = assert!(offset_of!(PublisherSlot, publishes) == 64);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for PublisherSlot {}
 
@@ -167,7 +178,7 @@ pub(crate) struct SubscriberSlot {
     pub held: AtomicU32,
     reserved: [AtomicU32; 5],
 }
-const _: () = assert!(size_of::<SubscriberSlot>() == 64);
+const _: () = assert!(size_of::<SubscriberSlot>() == SUBSCRIBER_SLOT_BYTES);
 const _: () = assert!(offset_of!(SubscriberSlot, sleeping) == 32);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for SubscriberSlot {}
@@ -210,17 +221,19 @@ pub(crate) struct TopicLayout {
 
 impl TopicLayout {
     pub(crate) fn total_bytes(&self) -> u64 {
-        (SLOTS_OFFSET + 64 * (self.config.max_publishers + self.config.max_subscribers) as usize) as u64
+        (self.subscriber_slot_offset(0) + SUBSCRIBER_SLOT_BYTES * self.config.max_subscribers as usize) as u64
     }
 
     pub(crate) fn publisher_slot_offset(&self, slot: u32) -> usize {
         assert!(slot < self.config.max_publishers);
-        SLOTS_OFFSET + 64 * slot as usize
+        SLOTS_OFFSET + PUBLISHER_SLOT_BYTES * slot as usize
     }
 
     pub(crate) fn subscriber_slot_offset(&self, slot: u32) -> usize {
         assert!(slot < self.config.max_subscribers);
-        SLOTS_OFFSET + 64 * (self.config.max_publishers + slot) as usize
+        SLOTS_OFFSET
+            + PUBLISHER_SLOT_BYTES * self.config.max_publishers as usize
+            + SUBSCRIBER_SLOT_BYTES * slot as usize
     }
 
     /// Writes a fresh topic header (state still Initializing).
@@ -305,7 +318,8 @@ mod tests {
         SegmentHeader::publish(&r);
         let (h, l, name, payload) = TopicLayout::read(&r).unwrap();
         assert_eq!((h.topic_id, l.config, name.as_str(), payload), (42, config(), "a/b", PayloadType::bytes()));
-        assert_eq!(layout.subscriber_slot_offset(0), 640 + 128);
+        assert_eq!(layout.subscriber_slot_offset(0), 576 + 2 * 128);
+        assert_eq!(layout.total_bytes(), 576 + 2 * 128 + 3 * 64);
     }
 
     #[test]
