@@ -6,6 +6,11 @@ use common::TestRoot;
 use ringbus::{LoanError, OpenError, ReceiveError, TakeError, Wake};
 use std::time::Duration;
 
+/// Takes every available sample and returns the first byte of each.
+fn first_bytes_of_all(subscriber: &mut ringbus::Subscriber) -> Vec<u8> {
+    std::iter::from_fn(|| subscriber.take().unwrap().map(|s| s[0])).collect()
+}
+
 #[test]
 fn publish_take_and_teardown_leave_nothing_behind() {
     let root = TestRoot::new();
@@ -52,7 +57,7 @@ fn keep_last_skips_and_counts_what_was_lost() {
     for i in 0..10u8 {
         publisher.publish_copy(&[i]).unwrap();
     }
-    let got: Vec<u8> = std::iter::from_fn(|| subscriber.take().unwrap().map(|s| s[0])).collect();
+    let got = first_bytes_of_all(&mut subscriber);
     assert_eq!(got, vec![7, 8, 9]);
     assert_eq!(subscriber.lost(), 7);
 }
@@ -66,7 +71,7 @@ fn a_lapped_subscriber_counts_overwritten_messages() {
     for i in 0..100u8 {
         publisher.publish_copy(&[i]).unwrap();
     }
-    let got: Vec<u8> = std::iter::from_fn(|| subscriber.take().unwrap().map(|s| s[0])).collect();
+    let got = first_bytes_of_all(&mut subscriber);
     assert_eq!(got, vec![96, 97, 98, 99]);
     assert_eq!(subscriber.lost(), 96);
 }
@@ -80,7 +85,7 @@ fn late_joiners_get_history() {
         publisher.publish_copy(&[i]).unwrap();
     }
     let mut late = node.topic("h").subscriber().unwrap();
-    let got: Vec<u8> = std::iter::from_fn(|| late.take().unwrap().map(|s| s[0])).collect();
+    let got = first_bytes_of_all(&mut late);
     assert_eq!(got, vec![2, 3, 4]);
     assert_eq!(late.lost(), 0);
 }
