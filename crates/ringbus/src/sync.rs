@@ -14,7 +14,9 @@ pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 /// Outcome of a futex wait, for the protocol code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FutexWait {
-    /// Woken, or the word already differed, or a spurious/EINTR return: re-check.
+    /// Woken by a wake or a requeue-and-wake (possibly spuriously): re-check.
+    Woken,
+    /// Returned without being woken: the word already differed, or a signal: re-check.
     Returned,
     /// The timeout expired.
     TimedOut,
@@ -28,7 +30,7 @@ pub(crate) mod futex {
     /// Sleeps while `word == expected`, at most `timeout`.
     pub(crate) fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> FutexWait {
         match crate::sys::futex::wait(word, expected, timeout) {
-            Ok(()) => FutexWait::Returned,
+            Ok(()) => FutexWait::Woken,
             Err(e) if e.raw_os_error() == Some(libc::ETIMEDOUT) => FutexWait::TimedOut,
             // EAGAIN (word changed) and EINTR are both "re-check and maybe sleep again".
             Err(_) => FutexWait::Returned,
@@ -39,29 +41,88 @@ pub(crate) mod futex {
     pub(crate) fn wake(word: &AtomicU32, n: u32) -> u32 {
         crate::sys::futex::wake(word, n).unwrap_or(0)
     }
+
+    /// If `word == expected`: wakes `n` sleepers of `word`, moves the rest to `to`; returns
+    /// how many were woken or moved. `None` if the word had moved on.
+    pub(crate) fn requeue(word: &AtomicU32, n: u32, to: &AtomicU32, expected: u32) -> Option<u32> {
+        crate::sys::futex::requeue(word, n, to, expected).ok()
+    }
 }
 
+/// The loom model of a futex: one lock (the kernel's hash-bucket lock) over a list of
+/// sleepers, each waiting on one word's address until it is marked woken.
 #[cfg(loom)]
 pub(crate) mod futex {
     use super::{AtomicU32, FutexWait, Ordering};
     use loom::sync::{Condvar, Mutex};
     use std::time::Duration;
 
+    struct Sleeper {
+        id: usize,
+        word: usize,
+        woken: bool,
+    }
+
+    #[derive(Default)]
+    struct Queue {
+        next_id: usize,
+        sleepers: Vec<Sleeper>,
+    }
+
     loom::lazy_static! {
-        static ref BUCKET: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
+        static ref BUCKET: (Mutex<Queue>, Condvar) = (Mutex::new(Queue::default()), Condvar::new());
+    }
+
+    fn address(word: &AtomicU32) -> usize {
+        word as *const AtomicU32 as usize
+    }
+
+    fn wake_locked(q: &mut Queue, word: usize, n: u32) -> u32 {
+        let mut woken = 0;
+        for s in q.sleepers.iter_mut().filter(|s| s.word == word && !s.woken).take(n as usize) {
+            s.woken = true;
+            woken += 1;
+        }
+        woken
     }
 
     pub(crate) fn wait(word: &AtomicU32, expected: u32, _timeout: Option<Duration>) -> FutexWait {
-        let guard = BUCKET.0.lock().unwrap();
-        if word.load(Ordering::SeqCst) == expected {
-            drop(BUCKET.1.wait(guard).unwrap());
+        let mut q = BUCKET.0.lock().unwrap();
+        if word.load(Ordering::SeqCst) != expected {
+            return FutexWait::Returned;
         }
-        FutexWait::Returned
+        let id = q.next_id;
+        q.next_id += 1;
+        q.sleepers.push(Sleeper { id, word: address(word), woken: false });
+        loop {
+            q = BUCKET.1.wait(q).unwrap();
+            let i = q.sleepers.iter().position(|s| s.id == id).expect("a sleeper stays queued until woken");
+            if q.sleepers[i].woken {
+                q.sleepers.remove(i);
+                return FutexWait::Woken;
+            }
+        }
     }
 
-    pub(crate) fn wake(_word: &AtomicU32, _n: u32) -> u32 {
-        let _guard = BUCKET.0.lock().unwrap();
+    pub(crate) fn wake(word: &AtomicU32, n: u32) -> u32 {
+        let mut q = BUCKET.0.lock().unwrap();
+        let woken = wake_locked(&mut q, address(word), n);
         BUCKET.1.notify_all();
-        1
+        woken
+    }
+
+    pub(crate) fn requeue(word: &AtomicU32, n: u32, to: &AtomicU32, expected: u32) -> Option<u32> {
+        let mut q = BUCKET.0.lock().unwrap();
+        if word.load(Ordering::SeqCst) != expected {
+            return None;
+        }
+        let (from, to) = (address(word), address(to));
+        let mut moved = wake_locked(&mut q, from, n);
+        for s in q.sleepers.iter_mut().filter(|s| s.word == from && !s.woken) {
+            s.word = to;
+            moved += 1;
+        }
+        BUCKET.1.notify_all();
+        Some(moved)
     }
 }

@@ -1,26 +1,44 @@
 //! The wake protocol between publishers and blocked subscribers of one topic.
 //!
-//! Two words per topic, each on its own cache line: the *wake word*, bumped by every
-//! publish, and the *sleepers* count. A publisher bumps the word and calls `FUTEX_WAKE` only
-//! if sleepers is non-zero — 0 system calls when nobody sleeps, exactly 1 (whatever the
-//! number of sleepers) when someone does. Subscribers that only poll never touch either
-//! word and cost the publisher nothing.
+//! Three words per topic, on one cache line: the *wake word*, bumped by every publish, the
+//! *sleepers* count, and the *relay* word. A publisher bumps the word and makes a system
+//! call only if sleepers is non-zero — 0 system calls when nobody sleeps, exactly 1
+//! (whatever the number of sleepers) when someone does. Subscribers that only poll never
+//! touch these words and cost the publisher nothing.
+//!
+//! **The relay (a wake cascade).** Waking all N sleepers with one `FUTEX_WAKE` is one call,
+//! but on a machine with few CPUs the N woken tasks preempt the publisher before its call
+//! returns, and queue for the CPUs all at once. So the publisher's one call is
+//! `FUTEX_CMP_REQUEUE`: it wakes [`RELAY_FANOUT`] sleepers and moves all the others to
+//! sleep on the relay word; every woken subscriber, before it does anything else, wakes
+//! `RELAY_FANOUT` more from the relay word. The relay empties in O(log N) steps, the
+//! publisher's latency no longer grows with N, and wake-ups are spread over time. Only
+//! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
+//! them is right; one woken spuriously re-checks and sleeps again. If a relaying
+//! subscriber dies before its step, the rest of its subtree sleeps until the next
+//! publish finds nobody on the wake word and wakes the relay itself (its only second
+//! system call), or until their timeouts.
 //!
 //! The lost-wake-up race is the classic store→load (Dekker) pattern: the publisher stores
 //! data then loads sleepers; the waiter stores sleepers then loads data. Both sides put a
 //! `SeqCst` fence between their store and their load, so at least one of them sees the
 //! other: either the publisher sees the sleeper and wakes it, or the waiter sees the data
 //! (or the bumped wake word, which makes `FUTEX_WAIT` return at once). Model-checked by
-//! loom below, with a futex modelled as the kernel implements it.
+//! loom below, with a futex (wait, wake, requeue) modelled as the kernel implements it.
 
 use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
 use std::time::Duration;
 
-/// The two words of one topic.
+/// How many sleepers the publisher wakes, and each woken subscriber relays to. The loom
+/// models use 1, so that two waiters already exercise the relay.
+pub(crate) const RELAY_FANOUT: u32 = if cfg!(loom) { 1 } else { 2 };
+
+/// The three words of one topic.
 #[derive(Clone, Copy)]
 pub(crate) struct WakeWords<'a> {
     pub word: &'a AtomicU32,
     pub sleepers: &'a AtomicU32,
+    pub relay: &'a AtomicU32,
 }
 
 /// How one [`WakeWords::sleep`] ended.
@@ -28,7 +46,9 @@ pub(crate) struct WakeWords<'a> {
 pub(crate) enum Sleep {
     /// The re-check after registering found data: no system call was made.
     DataReady,
-    /// Woken (or the word moved, or a signal): look again.
+    /// Woken (by a publish or a relay): look again.
+    Woken,
+    /// The word had moved, or a signal: look again.
     Returned,
     /// The timeout expired.
     TimedOut,
@@ -38,14 +58,27 @@ impl WakeWords<'_> {
     /// Publisher side, after the data is published. Returns whether it made the system call.
     pub(crate) fn notify(&self) -> bool {
         // Release: a waiter that loads the bumped word (Acquire, in `sleep`) sees the data.
-        self.word.fetch_add(1, Ordering::Release);
+        let bumped = self.word.fetch_add(1, Ordering::Release).wrapping_add(1);
         // Pairs with the fence in `sleep`.
         fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        // `None`: another publisher bumped the word since; its own call covers every
+        // sleeper, and they will see our data too.
+        if futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped) == Some(0) {
+            // Nobody was asleep on the word although sleepers is non-zero: they are still
+            // registering (they will see the bump), or stranded on the relay by a relaying
+            // subscriber that died. Wake the relay to be sure (the only second call).
+            futex::wake(self.relay, RELAY_FANOUT);
+        }
+        true
+    }
+
+    /// Woken subscriber side: passes the wake-up on down the relay, if anyone sleeps.
+    fn relay(&self) {
         if self.sleepers.load(Ordering::Relaxed) != 0 {
-            futex::wake(self.word, u32::MAX);
-            true
-        } else {
-            false
+            futex::wake(self.relay, RELAY_FANOUT);
         }
     }
 
@@ -66,12 +99,16 @@ impl WakeWords<'_> {
             Sleep::DataReady
         } else {
             match futex::wait(self.word, seen, timeout) {
+                FutexWait::Woken => Sleep::Woken,
                 FutexWait::Returned => Sleep::Returned,
                 FutexWait::TimedOut => Sleep::TimedOut,
             }
         };
         mark.store(0, Ordering::Relaxed);
         self.sleepers.fetch_sub(1, Ordering::Release);
+        if outcome == Sleep::Woken {
+            self.relay();
+        }
         outcome
     }
 }
@@ -84,6 +121,7 @@ mod loom_models {
     struct Topic {
         word: AtomicU32,
         sleepers: AtomicU32,
+        relay: AtomicU32,
         data: AtomicU32,
         marks: [AtomicU32; 2],
     }
@@ -92,13 +130,18 @@ mod loom_models {
         Arc::new(Topic {
             word: AtomicU32::new(0),
             sleepers: AtomicU32::new(0),
+            relay: AtomicU32::new(0),
             data: AtomicU32::new(0),
             marks: [AtomicU32::new(0), AtomicU32::new(0)],
         })
     }
 
+    fn words(t: &Topic) -> WakeWords<'_> {
+        WakeWords { word: &t.word, sleepers: &t.sleepers, relay: &t.relay }
+    }
+
     fn wait_for_data(t: &Topic, who: usize) {
-        let words = WakeWords { word: &t.word, sleepers: &t.sleepers };
+        let words = words(t);
         while t.data.load(Ordering::Acquire) == 0 {
             words.sleep(&t.marks[who], || t.data.load(Ordering::Acquire) != 0, None);
         }
@@ -113,14 +156,17 @@ mod loom_models {
             let t2 = t.clone();
             let waiter = loom::thread::spawn(move || wait_for_data(&t2, 0));
             t.data.store(1, Ordering::Release);
-            WakeWords { word: &t.word, sleepers: &t.sleepers }.notify();
+            words(&t).notify();
             waiter.join().unwrap();
             assert_eq!(t.sleepers.load(Ordering::Relaxed), 0);
         });
     }
 
+    /// With a fan-out of 1 the publisher wakes one waiter and moves the other to the relay
+    /// word; the woken one must pass the wake-up on (without that step loom reports the
+    /// deadlock).
     #[test]
-    fn two_waiters_are_both_woken_by_one_publish() {
+    fn two_waiters_are_both_woken_by_one_publish_through_the_relay() {
         let mut builder = loom::model::Builder::new();
         builder.preemption_bound = Some(3);
         builder.check(|| {
@@ -132,7 +178,7 @@ mod loom_models {
                 })
                 .collect();
             t.data.store(1, Ordering::Release);
-            WakeWords { word: &t.word, sleepers: &t.sleepers }.notify();
+            words(&t).notify();
             for w in waiters {
                 w.join().unwrap();
             }
@@ -145,7 +191,7 @@ mod loom_models {
         loom::model(|| {
             let t = topic();
             t.data.store(1, Ordering::Release);
-            assert!(!WakeWords { word: &t.word, sleepers: &t.sleepers }.notify());
+            assert!(!words(&t).notify());
         });
     }
 }

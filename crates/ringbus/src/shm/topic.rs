@@ -2,11 +2,11 @@
 //!
 //! ```text
 //!    0 TopicHeader (512 B): SegmentHeader, topic id, TopicConfig, payload type, name
-//!  512 wake word, sleepers count   (one cache line, see below)
+//!  512 wake word, sleepers count, relay word   (one cache line, see below)
 //!  576 PublisherSlot  × max_publishers   (128 B each: identity line, counters line)
 //!      SubscriberSlot × max_subscribers  (64 B each)
 //! ```
-//! The wake word and the sleepers count share a line on purpose: each side of the wake
+//! The wake words share a line on purpose: each side of the wake
 //! protocol touches both (publisher: bump word, read sleepers; sleeper: bump sleepers, read
 //! word), so one line costs one cache-line transfer per operation where two lines cost two.
 //! A publisher's counters live on their own line so that writing them on every publish
@@ -111,6 +111,7 @@ unsafe impl Shared for TopicHeader {}
 
 const WAKE_OFFSET: usize = 512;
 const SLEEPERS_OFFSET: usize = 516;
+const RELAY_OFFSET: usize = 520;
 const SLOTS_OFFSET: usize = 576;
 const PUBLISHER_SLOT_BYTES: usize = 128;
 const SUBSCRIBER_SLOT_BYTES: usize = 64;
@@ -277,7 +278,11 @@ impl TopicLayout {
     }
 
     pub(crate) fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
-        WakeWords { word: region.get::<AtomicU32>(WAKE_OFFSET), sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET) }
+        WakeWords {
+            word: region.get::<AtomicU32>(WAKE_OFFSET),
+            sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
+            relay: region.get::<AtomicU32>(RELAY_OFFSET),
+        }
     }
 
     pub(crate) fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
