@@ -14,10 +14,12 @@
 //! `RELAY_FANOUT` more from the relay word. The relay empties in O(log N) steps, the
 //! publisher's latency no longer grows with N, and wake-ups are spread over time. Only
 //! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
-//! them is right; one woken spuriously re-checks and sleeps again. If a relaying
-//! subscriber dies before its step, the rest of its subtree sleeps until the next
-//! publish finds nobody on the wake word and wakes the relay itself (its only second
-//! system call), or until their timeouts.
+//! them is right; one woken spuriously re-checks and sleeps again. A *relay pending* flag
+//! is set when a publish moved sleepers to the relay and cleared by the step that finds
+//! it empty. If a relaying subscriber dies before its step, the rest of its subtree sleeps
+//! until some later wake-up passes through the relay, or until a publish finds nobody on
+//! the wake word while the flag is still set and wakes the relay itself (the only case of a
+//! second system call, after a crash), or until their timeouts.
 //!
 //! The lost-wake-up race is the classic store→load (Dekker) pattern: the publisher stores
 //! data then loads sleepers; the waiter stores sleepers then loads data. Both sides put a
@@ -33,12 +35,13 @@ use std::time::Duration;
 /// models use 1, so that two waiters already exercise the relay.
 pub(crate) const RELAY_FANOUT: u32 = if cfg!(loom) { 1 } else { 2 };
 
-/// The three words of one topic.
+/// The words of one topic.
 #[derive(Clone, Copy)]
 pub(crate) struct WakeWords<'a> {
     pub word: &'a AtomicU32,
     pub sleepers: &'a AtomicU32,
     pub relay: &'a AtomicU32,
+    pub relay_pending: &'a AtomicU32,
 }
 
 /// How one [`WakeWords::sleep`] ended.
@@ -66,19 +69,24 @@ impl WakeWords<'_> {
         }
         // `None`: another publisher bumped the word since; its own call covers every
         // sleeper, and they will see our data too.
-        if futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped) == Some(0) {
-            // Nobody was asleep on the word although sleepers is non-zero: they are still
-            // registering (they will see the bump), or stranded on the relay by a relaying
-            // subscriber that died. Wake the relay to be sure (the only second call).
-            futex::wake(self.relay, RELAY_FANOUT);
+        match futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped) {
+            Some(moved) if moved > RELAY_FANOUT => self.relay_pending.store(1, Ordering::Relaxed),
+            // Nobody asleep on the word although sleepers is non-zero: they are registering
+            // (they will see the bump) — or stranded on the relay by a relaying subscriber
+            // that died, which the pending flag tells. Only then a second call.
+            Some(0) if self.relay_pending.load(Ordering::Relaxed) != 0 => {
+                futex::wake(self.relay, RELAY_FANOUT);
+            }
+            _ => {}
         }
         true
     }
 
     /// Woken subscriber side: passes the wake-up on down the relay, if anyone sleeps.
     fn relay(&self) {
-        if self.sleepers.load(Ordering::Relaxed) != 0 {
-            futex::wake(self.relay, RELAY_FANOUT);
+        let woken = if self.sleepers.load(Ordering::Relaxed) != 0 { futex::wake(self.relay, RELAY_FANOUT) } else { 0 };
+        if woken < RELAY_FANOUT {
+            self.relay_pending.store(0, Ordering::Relaxed);
         }
     }
 
@@ -122,6 +130,7 @@ mod loom_models {
         word: AtomicU32,
         sleepers: AtomicU32,
         relay: AtomicU32,
+        relay_pending: AtomicU32,
         data: AtomicU32,
         marks: [AtomicU32; 2],
     }
@@ -131,13 +140,14 @@ mod loom_models {
             word: AtomicU32::new(0),
             sleepers: AtomicU32::new(0),
             relay: AtomicU32::new(0),
+            relay_pending: AtomicU32::new(0),
             data: AtomicU32::new(0),
             marks: [AtomicU32::new(0), AtomicU32::new(0)],
         })
     }
 
     fn words(t: &Topic) -> WakeWords<'_> {
-        WakeWords { word: &t.word, sleepers: &t.sleepers, relay: &t.relay }
+        WakeWords { word: &t.word, sleepers: &t.sleepers, relay: &t.relay, relay_pending: &t.relay_pending }
     }
 
     fn wait_for_data(t: &Topic, who: usize) {
