@@ -64,20 +64,27 @@ impl WakeWords<'_> {
         let bumped = self.word.fetch_add(1, Ordering::Release).wrapping_add(1);
         // Pairs with the fence in `sleep`.
         fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::Relaxed) == 0 {
+        let sleepers = self.sleepers.load(Ordering::Relaxed);
+        if sleepers == 0 {
             return false;
         }
-        // `None`: another publisher bumped the word since; its own call covers every
-        // sleeper, and they will see our data too.
-        match futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped) {
-            Some(moved) if moved > RELAY_FANOUT => self.relay_pending.store(1, Ordering::Relaxed),
-            // Nobody asleep on the word although sleepers is non-zero: they are registering
-            // (they will see the bump) — or stranded on the relay by a relaying subscriber
-            // that died, which the pending flag tells. Only then a second call.
-            Some(0) if self.relay_pending.load(Ordering::Relaxed) != 0 => {
-                futex::wake(self.relay, RELAY_FANOUT);
+        let found = if sleepers <= RELAY_FANOUT {
+            // Few enough to wake them all at once (a plain wake is the cheaper call).
+            Some(futex::wake(self.word, u32::MAX))
+        } else {
+            // `None`: another publisher bumped the word since; its own call covers every
+            // sleeper, and they will see our data too.
+            let moved = futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped);
+            if moved.is_some_and(|m| m > RELAY_FANOUT) {
+                self.relay_pending.store(1, Ordering::Relaxed);
             }
-            _ => {}
+            moved
+        };
+        // Nobody asleep on the word although sleepers is non-zero: they are registering
+        // (they will see the bump) — or stranded on the relay by a relaying subscriber that
+        // died, which the pending flag tells. Only then a second call.
+        if found == Some(0) && self.relay_pending.load(Ordering::Relaxed) != 0 {
+            futex::wake(self.relay, RELAY_FANOUT);
         }
         true
     }
