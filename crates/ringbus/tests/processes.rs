@@ -62,10 +62,14 @@ fn child_entry() {
                         }
                     }
                 };
-                if *sample.value::<u64>().unwrap() == STOP {
+                let value = *sample.value::<u64>().unwrap();
+                if value == STOP {
                     break;
                 }
                 received += 1;
+                if wake == Wake::OnData {
+                    println!("got {value}");
+                }
             }
             println!("counts {received} {}", sub.lost());
         }
@@ -133,13 +137,18 @@ fn count_publish_syscalls(subs: usize) {
     let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
     const ROUNDS: u64 = 5;
 
-    let sleepers: Vec<_> = (0..subs).map(|_| spawn_ready("sleeper", &root, &topic)).collect();
+    let mut sleepers: Vec<_> = (0..subs).map(|_| spawn_ready("sleeper", &root, &topic)).collect();
     for round in 0..ROUNDS {
+        // Every subscriber has taken the previous round (so none is counted in sleepers
+        // while still on its way out of the last wake-up), and all are asleep again.
         wait_until(Duration::from_secs(60), "all subscribers asleep", || {
             publisher.sleeping_subscribers() == subs as u32
         });
         let calls = counted_publish(&counter, &mut publisher, round);
         assert_eq!(calls, 1, "a publish with {subs} sleeping subscribers made {calls} system calls");
+        for (_, out) in sleepers.iter_mut() {
+            read_until_line(out, &format!("got {round}"));
+        }
     }
 
     publisher.publish_copy(&STOP.to_le_bytes()).unwrap();
