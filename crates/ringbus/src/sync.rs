@@ -1,10 +1,11 @@
 //! Atomics and the futex primitive, swappable for loom's models under `--cfg loom`.
 //!
 //! Every algorithm that runs between processes takes its atomics from here, so the very
-//! same code is model-checked by loom (see `tests` in `notify::protocol` and `pool::pin`).
-//! Under loom the futex is modelled the way the kernel implements it: a wait checks the
-//! word and goes to sleep under one lock (the hash-bucket lock), a wake takes that lock and
-//! wakes everyone. A lost wake-up therefore shows up as a loom deadlock.
+//! same code is model-checked by loom (see `loom_models` in `notify::protocol`,
+//! `pool::pin` and `ring::log`). Under loom the futex is modelled the way the kernel
+//! implements it: under one lock (the hash-bucket lock) a wait checks the word and queues
+//! itself, a wake marks up to n sleepers of that word woken, a requeue wakes n and moves the
+//! rest to another word. A lost wake-up therefore shows up as a loom deadlock.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
