@@ -59,7 +59,7 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         "--count",
         "20",
         "--rate",
-        "500",
+        "100",
         "--size",
         "64",
         "--transports",
@@ -92,9 +92,15 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         assert!(ringbus["syscalls_per_publish"].is_null());
         return;
     }
-    // Both subscribers sleep: one futex wake, whatever their number.
-    assert_eq!(ringbus["syscalls_per_publish"], 1.0, "{ringbus}");
+    // Subscribers asleep: one futex call per publish, whatever their number. (A publish that
+    // found a subscriber still awake on a loaded machine is counted by the bench; only then
+    // may the mean drop below 1, never the maximum above it.)
     assert_eq!(ringbus["syscalls_max"], 1, "{ringbus}");
+    if ringbus["publishes_not_all_asleep"] == 0 {
+        assert_eq!(ringbus["syscalls_per_publish"], 1.0, "{ringbus}");
+    } else {
+        eprintln!("some publishes found a subscriber awake: {ringbus}");
+    }
     // Nobody sleeps: no system call at all.
     let polling = row(&rows, "ringbus-polling");
     assert_eq!(polling["syscalls_per_publish"], 0.0, "{polling}");

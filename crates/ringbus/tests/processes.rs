@@ -151,6 +151,7 @@ fn count_publish_syscalls(subs: usize) {
         }
     }
 
+    wait_until(Duration::from_secs(60), "all subscribers asleep", || publisher.sleeping_subscribers() == subs as u32);
     publisher.publish_copy(&STOP.to_le_bytes()).unwrap();
     finish(sleepers, ROUNDS);
     assert_eq!(publisher.sleeping_subscribers(), 0);
