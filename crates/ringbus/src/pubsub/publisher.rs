@@ -174,9 +174,7 @@ impl Publisher {
     fn reclaim_dead_subscribers(&mut self) {
         for s in 0..self.topic.layout.config.max_subscribers {
             self.topic.with_dead_slot(Role::Subscriber, s, || {
-                for chunk in 0..self.segment.geometry.chunk_count {
-                    self.segment.chunk_words(chunk).release(s);
-                }
+                self.segment.release_holder_everywhere(s);
                 self.topic.reclaim_sleeper(s);
             });
         }

@@ -77,11 +77,14 @@ impl Subscriber {
         let cursors = vec![Cursor::default(); config.max_publishers as usize].into_boxed_slice();
         let mut sub =
             Subscriber { core, cursors, wake, keep_last: keep_last as u64, round_robin: 0, taken: 0, lost: 0 };
-        sub.refresh(true).map_err(|e| match e {
-            TakeError::Attach(e) => e,
-            other => OpenError::Corrupted { path: sub_path(&sub), corruption: corruption_of(&other) },
-        })?;
-        Ok(sub)
+        match sub.refresh(true) {
+            Ok(()) => Ok(sub),
+            Err(TakeError::Attach(e)) => Err(e),
+            Err(TakeError::Corrupted { corruption, .. }) => {
+                Err(OpenError::Corrupted { path: sub.core.topic.path.clone(), corruption })
+            }
+            Err(TakeError::HeldLimit { .. }) => unreachable!("attaching publishers pins no chunk"),
+        }
     }
 
     /// Attaches to publishers that appeared and notices those that left. On the first call
@@ -292,16 +295,5 @@ impl Subscriber {
     /// The topic's name.
     pub fn topic_name(&self) -> &str {
         &self.core.topic.name
-    }
-}
-
-fn sub_path(s: &Subscriber) -> std::path::PathBuf {
-    s.core.topic.path.clone()
-}
-
-fn corruption_of(e: &TakeError) -> Corruption {
-    match e {
-        TakeError::Corrupted { corruption, .. } => corruption.clone(),
-        _ => Corruption { what: "subscriber join", found: 0, limit: 0 },
     }
 }

@@ -102,26 +102,14 @@ impl TopicHandle {
             if segment::is_unlinked(&opened.file, path)? {
                 return Ok(None);
             }
-            let (header, layout, stored_name, payload) =
-                TopicLayout::read(&opened.region).map_err(|e| header_error(path, e))?;
-            if stored_name != name {
+            let h = Self::from_opened(root, file_name, path, opened)?;
+            if h.name != name {
                 return Err(OpenError::Foreign {
                     path: path.to_path_buf(),
-                    reason: format!("it holds topic {stored_name:?}, not {name:?}"),
+                    reason: format!("it holds topic {:?}, not {name:?}", h.name),
                 });
             }
-            builder.settings.check_against(name, &layout.config, &payload)?;
-            let h = TopicHandle {
-                root: root.clone(),
-                name: name.into(),
-                file_name: file_name.into(),
-                path: path.to_path_buf(),
-                file: opened.file,
-                region: opened.region,
-                layout,
-                topic_id: header.topic_id,
-                payload,
-            };
+            builder.settings.check_against(name, &h.layout.config, &h.payload)?;
             return Ok(Some(h));
         }
         let (config, payload) = builder.settings.resolve()?;
@@ -259,18 +247,28 @@ impl TopicHandle {
         let Some(opened) = segment::open(&path, SegmentKind::Topic, true)? else {
             return Ok(None);
         };
-        let (header, layout, name, payload) = TopicLayout::read(&opened.region).map_err(|e| header_error(&path, e))?;
-        Ok(Some(TopicHandle {
+        Self::from_opened(root, file_name, &path, opened).map(Some)
+    }
+
+    /// Validates an opened topic segment and makes a handle of it.
+    fn from_opened(
+        root: &Root,
+        file_name: &str,
+        path: &Path,
+        opened: segment::Opened,
+    ) -> Result<TopicHandle, OpenError> {
+        let (header, layout, name, payload) = TopicLayout::read(&opened.region).map_err(|e| header_error(path, e))?;
+        Ok(TopicHandle {
             root: root.clone(),
             name,
             file_name: file_name.into(),
-            path,
+            path: path.to_path_buf(),
             file: opened.file,
             region: opened.region,
             layout,
             topic_id: header.topic_id,
             payload,
-        }))
+        })
     }
 
     /// Takes back the sleepers count of a subscriber slot whose owner died asleep (its

@@ -89,9 +89,7 @@ impl PublisherView {
             return Ok(None);
         };
         if core.reclaimed {
-            for chunk in 0..geometry.chunk_count {
-                segment.chunk_words(chunk).release(core.slot);
-            }
+            segment.release_holder_everywhere(core.slot);
         }
         let pins = LocalPins::new(geometry.chunk_count);
         Ok(Some(Arc::new(PublisherView { segment, pins, core: core.clone(), publisher_slot, incarnation })))

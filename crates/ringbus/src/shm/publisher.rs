@@ -227,6 +227,14 @@ impl PublisherSegment {
         unsafe { self.data.bytes_mut(self.payload_offset(chunk, len), len as usize) }
     }
 
+    /// Clears subscriber slot `holder`'s bit in every chunk: reclaiming what a dead
+    /// subscriber pinned (idempotent; see `pool::pin`).
+    pub(crate) fn release_holder_everywhere(&self, holder: u32) {
+        for chunk in 0..self.geometry.chunk_count {
+            self.chunk_words(chunk).release(holder);
+        }
+    }
+
     /// Claims a chunk for a new message through the allocator (see `pool::pin`).
     pub(crate) fn claim(&self, allocator: &mut ChunkAllocator) -> Option<ClaimedChunk> {
         allocator
