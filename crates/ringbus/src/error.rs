@@ -30,7 +30,7 @@ pub enum OpenError {
     RootUnusable { path: PathBuf, reason: String },
     #[error("not enough shared memory for {path}: it needs {needed_bytes} bytes and the filesystem has {free_bytes} free. Enlarge the tmpfs (docker: --shm-size; host: mount -o remount,size=... /dev/shm) or lower depth / max_payload_bytes / max_subscribers")]
     NoSpace { path: PathBuf, needed_bytes: u64, free_bytes: u64 },
-    #[error("invalid topic name {name:?}: {reason}")]
+    #[error("invalid name {name:?}: {reason}")]
     InvalidName { name: String, reason: &'static str },
     #[error("invalid topic setting {field} = {value}: {reason}")]
     InvalidConfig { field: &'static str, value: u64, reason: &'static str },

@@ -43,6 +43,12 @@ pub(crate) mod sys;
 #[cfg(not(loom))]
 pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
 #[cfg(not(loom))]
+pub use notify::object::{Latch, Semaphore, SemaphoreFull, WakeStats};
+pub use notify::semaphore::MAX_SEMAPHORE_COUNT;
+#[cfg(not(loom))]
+pub use notify::word::{wait, wake};
+pub use notify::TimedOut;
+#[cfg(not(loom))]
 pub use pubsub::{
     Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
 };

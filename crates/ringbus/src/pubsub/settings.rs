@@ -3,10 +3,10 @@
 use crate::error::OpenError;
 use crate::registry::Node;
 use crate::shm::pod::Pod;
-use crate::shm::topic::{PayloadType, TopicConfig, MAX_NAME_BYTES};
+pub(crate) use crate::shm::root::file_name;
+use crate::shm::topic::{PayloadType, TopicConfig};
 
-/// Longest topic name accepted.
-pub const MAX_TOPIC_NAME_BYTES: usize = 100;
+pub use crate::shm::root::MAX_TOPIC_NAME_BYTES;
 
 /// Whether a subscriber wants to be woken when data arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -17,26 +17,6 @@ pub enum Wake {
     /// Never woken: the subscriber only polls (`take`, `take_latest`, `peek`), and costs
     /// publishers nothing — it never touches the sleepers count.
     Never,
-}
-
-/// Checks a topic name and returns its file-name form (`/` written as `.`).
-///
-/// A name is 1 to 100 bytes of `[A-Za-z0-9_-]` segments separated by `/`; one leading `/`
-/// is ignored (`/lidar/points` and `lidar/points` are the same topic).
-pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
-    let bad = |reason| Err(OpenError::InvalidName { name: name.to_string(), reason });
-    let canonical = name.strip_prefix('/').unwrap_or(name);
-    if canonical.is_empty() || canonical.len() > MAX_TOPIC_NAME_BYTES {
-        return bad("it must be 1 to 100 bytes long");
-    }
-    if canonical.split('/').any(str::is_empty) {
-        return bad("it has an empty segment (`//` or a trailing `/`)");
-    }
-    if !canonical.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/') {
-        return bad("only letters, digits, `_`, `-` and `/` are allowed");
-    }
-    debug_assert!(canonical.len() <= MAX_NAME_BYTES);
-    Ok((canonical.to_string(), canonical.replace('/', ".")))
 }
 
 /// Settings given to a [`TopicBuilder`]; `None` means "the existing topic's value, or the

@@ -60,6 +60,17 @@ impl Node {
         TopicBuilder::new(self.clone(), name)
     }
 
+    /// Opens the [`Latch`](crate::Latch) `name` under this node's root, creating it if needed.
+    pub fn latch(&self, name: &str) -> Result<crate::Latch, OpenError> {
+        crate::Latch::open(self.root(), name)
+    }
+
+    /// Opens the [`Semaphore`](crate::Semaphore) `name` under this node's root, creating
+    /// it with `initial` tokens if it does not exist.
+    pub fn semaphore(&self, name: &str, initial: u32) -> Result<crate::Semaphore, OpenError> {
+        crate::Semaphore::open(self.root(), name, initial)
+    }
+
     /// The node's random 64-bit id.
     pub fn id(&self) -> u64 {
         self.inner.id

@@ -25,6 +25,8 @@ pub(crate) enum SegmentKind {
     Topic = 1,
     Publisher = 2,
     Node = 3,
+    Latch = 4,
+    Semaphore = 5,
 }
 
 impl TryFrom<u32> for SegmentKind {
@@ -34,6 +36,8 @@ impl TryFrom<u32> for SegmentKind {
             1 => Ok(SegmentKind::Topic),
             2 => Ok(SegmentKind::Publisher),
             3 => Ok(SegmentKind::Node),
+            4 => Ok(SegmentKind::Latch),
+            5 => Ok(SegmentKind::Semaphore),
             other => Err(other),
         }
     }

@@ -6,6 +6,7 @@
 
 pub(crate) mod header;
 pub(crate) mod node;
+pub(crate) mod object;
 pub mod pod;
 pub(crate) mod publisher;
 pub(crate) mod region;

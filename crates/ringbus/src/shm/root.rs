@@ -4,6 +4,7 @@
 //! <root>/topic.<name>                                  topic control segment
 //! <root>/pub.<name>.<topic id>.<slot>.<incarnation>    one publisher's log and chunks
 //! <root>/node.<node id>                                a live node (OFD-locked)
+//! <root>/latch.<name>, <root>/sem.<name>                a named Latch or Semaphore
 //! <root>/.tmp.<random>                                 a segment being built
 //! ```
 //! `<name>` is the topic name with `/` written as `.` (names never contain `.`).
@@ -14,6 +15,30 @@ use std::path::{Path, PathBuf};
 
 /// Environment variable that overrides the root directory.
 pub const ROOT_ENV: &str = "RINGBUS_ROOT";
+
+/// Longest topic, latch or semaphore name accepted.
+pub const MAX_TOPIC_NAME_BYTES: usize = 100;
+
+/// Checks a topic (or latch, semaphore) name and returns it canonical and in its file-name
+/// form (`/` written as `.`).
+///
+/// A name is 1 to 100 bytes of `[A-Za-z0-9_-]` segments separated by `/`; one leading `/`
+/// is ignored (`/lidar/points` and `lidar/points` are the same topic).
+pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
+    let bad = |reason| Err(OpenError::InvalidName { name: name.to_string(), reason });
+    let canonical = name.strip_prefix('/').unwrap_or(name);
+    if canonical.is_empty() || canonical.len() > MAX_TOPIC_NAME_BYTES {
+        return bad("it must be 1 to 100 bytes long");
+    }
+    if canonical.split('/').any(str::is_empty) {
+        return bad("it has an empty segment (`//` or a trailing `/`)");
+    }
+    if !canonical.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/') {
+        return bad("only letters, digits, `_`, `-` and `/` are allowed");
+    }
+    debug_assert!(canonical.len() <= super::topic::MAX_NAME_BYTES);
+    Ok((canonical.to_string(), canonical.replace('/', ".")))
+}
 
 /// The directory all segments live in; default `/dev/shm/ringbus-<uid>`.
 #[derive(Debug, Clone)]
@@ -74,6 +99,10 @@ impl Root {
 
     pub(crate) fn publisher_path(&self, file_name: &str, topic_id: u64, slot: u32, incarnation: u32) -> PathBuf {
         self.path.join(format!("{}{slot}.{incarnation}", Self::publisher_prefix(file_name, topic_id)))
+    }
+
+    pub(crate) fn object_path(&self, prefix: &str, file_name: &str) -> PathBuf {
+        self.path.join(format!("{prefix}.{file_name}"))
     }
 
     pub(crate) fn node_path(&self, node_id: u64) -> PathBuf {

@@ -56,3 +56,59 @@ pub fn requeue(word: &AtomicU32, wake: u32, to: &AtomicU32, expected: u32) -> io
         Ok(ret as u32)
     }
 }
+
+/// `FUTEX2_SIZE_U32`: every ringbus word is 32 bits (and never `FUTEX2_PRIVATE`).
+pub const FUTEX2_SIZE_U32: u32 = 0x02;
+
+/// One entry of a `futex_waitv` vector, as the kernel defines `struct futex_waitv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub struct WaitvEntry {
+    pub expected: u64,
+    pub address: u64,
+    pub flags: u32,
+    pub reserved: u32,
+}
+const _: () = assert!(std::mem::size_of::<WaitvEntry>() == 24);
+const _: () = assert!(std::mem::offset_of!(WaitvEntry, address) == 8);
+const _: () = assert!(std::mem::offset_of!(WaitvEntry, flags) == 16);
+
+/// The kernel's limit on a `futex_waitv` vector.
+pub const WAITV_MAX: usize = 128;
+
+impl WaitvEntry {
+    /// An entry that sleeps while `*word == expected`.
+    pub fn new(word: &AtomicU32, expected: u32) -> WaitvEntry {
+        WaitvEntry { expected: expected as u64, address: word.as_ptr() as u64, flags: FUTEX2_SIZE_U32, reserved: 0 }
+    }
+}
+
+/// `futex_waitv`: sleeps until one of the words is woken (returns its index) or differs
+/// from its expected value (`EAGAIN`), at most until `deadline_ns` on `CLOCK_MONOTONIC`.
+/// `Err` carries `EAGAIN`, `EINTR`, `ETIMEDOUT`, or `ENOSYS` on kernels before 5.16.
+pub fn waitv(entries: &[WaitvEntry], deadline_ns: Option<u64>) -> io::Result<usize> {
+    assert!(entries.len() <= WAITV_MAX, "ringbus bug: more than {WAITV_MAX} futex_waitv entries");
+    let ts = deadline_ns.map(|ns| libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    });
+    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: `entries` is a live array of kernel-layout `futex_waitv` structs (asserted
+    // above) whose addresses come from `&AtomicU32`s the caller keeps mapped for the call;
+    // `ts_ptr` is null or points to a timespec on our stack.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_futex_waitv,
+            entries.as_ptr(),
+            entries.len() as libc::c_uint,
+            0 as libc::c_uint,
+            ts_ptr,
+            libc::CLOCK_MONOTONIC,
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret as usize)
+    }
+}
