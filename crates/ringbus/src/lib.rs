@@ -20,7 +20,8 @@
 //!
 //! Layers, each depending only on those above it: `sys` (system calls) → `sync` (atomics,
 //! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log) → `pool`
-//! (chunks) → `notify` (wake protocol) → `pubsub` → `registry` (nodes, cleanup).
+//! (chunks) → `notify` (wake protocol, words, latches, semaphores) → `pubsub` → `registry` (nodes,
+//! cleanup) → `waitset` (one wait over all of them, fds and timers).
 #![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]
 
@@ -39,6 +40,8 @@ pub(crate) mod registry;
 pub(crate) mod shm;
 #[cfg(not(loom))]
 pub(crate) mod sys;
+#[cfg(not(loom))]
+pub mod waitset;
 
 #[cfg(not(loom))]
 pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
@@ -60,6 +63,8 @@ pub use shm::pod::Pod;
 pub use shm::root::ROOT_ENV;
 #[cfg(not(loom))]
 pub use shm::Root;
+#[cfg(not(loom))]
+pub use waitset::{Attachment, Event, EventKind, Interest, Key, WaitSet, WaitSetError};
 
 /// Tools for measuring ringbus itself (benchmarks and tests).
 #[cfg(not(loom))]

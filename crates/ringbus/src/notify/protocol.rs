@@ -90,7 +90,7 @@ impl WakeWords<'_> {
     }
 
     /// Woken subscriber side: passes the wake-up on down the relay, if anyone sleeps.
-    fn relay(&self) {
+    pub(crate) fn relay(&self) {
         let woken = if self.sleepers.load(Ordering::Relaxed) != 0 { futex::wake(self.relay, RELAY_FANOUT) } else { 0 };
         if woken < RELAY_FANOUT {
             self.relay_pending.store(0, Ordering::Relaxed);
@@ -104,12 +104,7 @@ impl WakeWords<'_> {
     /// after the increment and cleared before the decrement: a death in between can only
     /// leave the count too high (an unneeded wake call), never too low (a lost wake-up).
     pub(crate) fn sleep(&self, mark: &AtomicU32, has_data: impl Fn() -> bool, timeout: Option<Duration>) -> Sleep {
-        self.sleepers.fetch_add(1, Ordering::Relaxed);
-        mark.store(1, Ordering::Relaxed);
-        // Pairs with the fence in `notify`.
-        fence(Ordering::SeqCst);
-        // Acquire: pairs with the Release bump in `notify`.
-        let seen = self.word.load(Ordering::Acquire);
+        let seen = self.register(mark);
         let outcome = if has_data() {
             Sleep::DataReady
         } else {
@@ -119,12 +114,29 @@ impl WakeWords<'_> {
                 FutexWait::TimedOut => Sleep::TimedOut,
             }
         };
-        mark.store(0, Ordering::Relaxed);
-        self.sleepers.fetch_sub(1, Ordering::Release);
+        self.unregister(mark);
         if outcome == Sleep::Woken {
             self.relay();
         }
         outcome
+    }
+
+    /// Counts the caller in `sleepers` (see [`WakeWords::sleep`] for `mark`) and returns
+    /// the wake word to sleep on. The caller must look for data *after* this, and sleep
+    /// only while the word still holds the returned value.
+    pub(crate) fn register(&self, mark: &AtomicU32) -> u32 {
+        self.sleepers.fetch_add(1, Ordering::Relaxed);
+        mark.store(1, Ordering::Relaxed);
+        // Pairs with the fence in `notify`.
+        fence(Ordering::SeqCst);
+        // Acquire: pairs with the Release bump in `notify`.
+        self.word.load(Ordering::Acquire)
+    }
+
+    /// Undoes [`WakeWords::register`].
+    pub(crate) fn unregister(&self, mark: &AtomicU32) {
+        mark.store(0, Ordering::Relaxed);
+        self.sleepers.fetch_sub(1, Ordering::Release);
     }
 }
 

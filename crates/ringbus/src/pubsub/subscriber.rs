@@ -192,6 +192,7 @@ impl Subscriber {
     }
 
     fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
+        let word = self.core.wake_word_now();
         self.refresh(false)?;
         let n = self.cursors.len();
         let mut result = Ok(None);
@@ -206,6 +207,9 @@ impl Subscriber {
             }
         }
         self.publish_counters();
+        if matches!(result, Ok(None)) {
+            self.core.drained(word);
+        }
         result
     }
 
@@ -222,6 +226,7 @@ impl Subscriber {
     /// The newest message, skipping (not counting as lost) everything older. With several
     /// publishers, the newest of each is compared by timestamp and the others are skipped.
     pub fn take_latest(&mut self) -> Result<Option<Sample>, TakeError> {
+        let word = self.core.wake_word_now();
         self.refresh(false)?;
         let mut newest: Option<Sample> = None;
         for slot in 0..self.cursors.len() {
@@ -242,6 +247,7 @@ impl Subscriber {
             }
         }
         self.publish_counters();
+        self.core.drained(word);
         Ok(newest)
     }
 
@@ -290,6 +296,15 @@ impl Subscriber {
     /// Samples this subscriber holds right now.
     pub fn held(&self) -> u32 {
         self.core.held()
+    }
+
+    /// Whether it sleeps and is woken (`Wake::OnData`) or only polls (`Wake::Never`).
+    pub fn wake_mode(&self) -> Wake {
+        self.wake
+    }
+
+    pub(crate) fn core(&self) -> &Arc<SubscriberCore> {
+        &self.core
     }
 
     /// The topic's name.

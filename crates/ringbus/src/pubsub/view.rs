@@ -9,7 +9,7 @@ use crate::ring::log::EntryRecord;
 use crate::shm::pod::{self, Pod};
 use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
 use crate::shm::topic::SlotState;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// A subscriber's slot in the topic. Lives as long as the subscriber or any of its
@@ -22,16 +22,70 @@ pub(crate) struct SubscriberCore {
     /// attach before pinning anything there.
     pub reclaimed: bool,
     held: AtomicU32,
+    /// The topic's wake word as loaded just before a look that found nothing new, or
+    /// [`NEVER_DRAINED`]: a [`WaitSet`](crate::WaitSet) sleeps on the word while it still
+    /// holds this value (a publish after that look bumped it).
+    drained_at: AtomicU64,
     _node: Node,
 }
 
+/// `drained_at` before the first look that found nothing.
+const NEVER_DRAINED: u64 = u64::MAX;
+
 impl SubscriberCore {
     pub(crate) fn new(topic: TopicHandle, slot: u32, reclaimed: bool, node: Node) -> SubscriberCore {
-        SubscriberCore { topic, slot, reclaimed, held: AtomicU32::new(0), _node: node }
+        SubscriberCore {
+            topic,
+            slot,
+            reclaimed,
+            held: AtomicU32::new(0),
+            drained_at: AtomicU64::new(NEVER_DRAINED),
+            _node: node,
+        }
     }
 
     pub(crate) fn held(&self) -> u32 {
         self.held.load(Ordering::Relaxed)
+    }
+
+    /// The topic's wake word now; load it *before* looking for data.
+    pub(crate) fn wake_word_now(&self) -> u32 {
+        // Acquire: pairs with the Release bump in `WakeWords::notify`, so a look after
+        // this load sees every message published before the bump it observed.
+        self.topic.layout.wake_words(&self.topic.region).word.load(Ordering::Acquire)
+    }
+
+    /// Records that a look started at wake word `word` found nothing new.
+    pub(crate) fn drained(&self, word: u32) {
+        self.drained_at.store(word as u64, Ordering::Relaxed);
+    }
+
+    /// The wake word value to sleep on: `None` if something may have arrived since the
+    /// last look that found nothing (or there was none yet).
+    pub(crate) fn sleep_value(&self) -> Option<u32> {
+        let drained = self.drained_at.load(Ordering::Relaxed);
+        (drained != NEVER_DRAINED && drained as u32 == self.wake_word_now()).then_some(drained as u32)
+    }
+
+    /// Counts this subscriber in the topic's sleepers; returns the wake word to sleep on.
+    pub(crate) fn register_sleeper(&self) -> u32 {
+        let t = &self.topic;
+        t.layout.wake_words(&t.region).register(&t.layout.subscriber_slot(&t.region, self.slot).sleeping)
+    }
+
+    pub(crate) fn unregister_sleeper(&self) {
+        let t = &self.topic;
+        t.layout.wake_words(&t.region).unregister(&t.layout.subscriber_slot(&t.region, self.slot).sleeping)
+    }
+
+    /// After being woken: passes the wake-up on down the topic's relay.
+    pub(crate) fn relay(&self) {
+        self.topic.layout.wake_words(&self.topic.region).relay()
+    }
+
+    /// The topic's wake word itself (to sleep on).
+    pub(crate) fn wake_word(&self) -> &std::sync::atomic::AtomicU32 {
+        self.topic.layout.wake_words(&self.topic.region).word
     }
 
     fn set_held(&self, delta_up: bool) {

@@ -9,15 +9,25 @@ use std::time::Duration;
 /// (measured on `CLOCK_MONOTONIC`). `Err` carries `EAGAIN` (word differed), `EINTR` or
 /// `ETIMEDOUT`.
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> io::Result<()> {
+    wait_at(word.as_ptr() as u64, expected, timeout)
+}
+
+/// `FUTEX_WAIT` on the word of one `futex_waitv` entry (one word: the cheaper call).
+pub fn wait_entry(entry: &WaitvEntry, timeout: Option<Duration>) -> io::Result<()> {
+    wait_at(entry.address, entry.expected as u32, timeout)
+}
+
+fn wait_at(address: u64, expected: u32, timeout: Option<Duration>) -> io::Result<()> {
     let ts = timeout.map(|t| libc::timespec {
         tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
         tv_nsec: t.subsec_nanos() as libc::c_long,
     });
     let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a valid, aligned 4-byte atomic for the duration of the call; the
-    // kernel only reads it. `ts_ptr` is null or points to a live timespec on our stack.
+    // SAFETY: the kernel only reads the 4-byte word at `address` (and fails with EFAULT if
+    // it is not mapped: no memory of ours is touched); `ts_ptr` is null or points to a
+    // live timespec on our stack.
     let ret =
-        unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32) };
+        unsafe { libc::syscall(libc::SYS_futex, address as usize, libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32) };
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {

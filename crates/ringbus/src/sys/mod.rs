@@ -10,6 +10,7 @@ pub mod futex;
 pub mod lock;
 pub mod mmap;
 pub mod perf;
+pub mod pidfd;
 pub mod random;
 
 /// Converts a `-1`-on-error return value into `io::Result`.
