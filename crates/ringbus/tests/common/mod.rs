@@ -133,3 +133,66 @@ pub fn wait_child(mut child: Child, limit: Duration, what: &str) -> std::process
         std::thread::sleep(Duration::from_millis(2));
     }
 }
+
+/// A few `AtomicU32`s in a file on tmpfs mapped `MAP_SHARED`: counters and words that
+/// test processes share outside ringbus. Unmapped and removed when the creator drops it.
+pub struct SharedWords {
+    ptr: *mut std::sync::atomic::AtomicU32,
+    path: PathBuf,
+    owner: bool,
+}
+
+pub const SHARED_WORDS: usize = 1024;
+
+impl SharedWords {
+    pub fn create() -> SharedWords {
+        let path = tempfile::Builder::new().prefix("ringbus-words-").tempfile_in("/dev/shm").unwrap().into_temp_path();
+        let path = path.keep().unwrap();
+        Self::map(path, true)
+    }
+
+    pub fn open(path: &Path) -> SharedWords {
+        Self::map(path.to_path_buf(), false)
+    }
+
+    fn map(path: PathBuf, owner: bool) -> SharedWords {
+        use std::os::fd::AsRawFd;
+        let file = std::fs::OpenOptions::new().read(true).write(true).open(&path).unwrap();
+        file.set_len((SHARED_WORDS * 4) as u64).unwrap();
+        // SAFETY: a fresh shared mapping of a file we just sized; nothing else in this
+        // process aliases it; it is unmapped in Drop.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                SHARED_WORDS * 4,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        assert_ne!(ptr, libc::MAP_FAILED);
+        SharedWords { ptr: ptr.cast(), path, owner }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn word(&self, i: usize) -> &std::sync::atomic::AtomicU32 {
+        assert!(i < SHARED_WORDS);
+        // SAFETY: in bounds of the live mapping, 4-aligned (page-aligned base); AtomicU32
+        // is valid for any bit pattern and shared mutation goes through atomics only.
+        unsafe { &*self.ptr.add(i) }
+    }
+}
+
+impl Drop for SharedWords {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `map`, unmapped once; no reference outlives self.
+        unsafe { libc::munmap(self.ptr.cast(), SHARED_WORDS * 4) };
+        if self.owner {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}

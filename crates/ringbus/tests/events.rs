@@ -1,0 +1,260 @@
+//! Words, latches, semaphores and wait sets between real processes: no system call when
+//! nobody sleeps, no lost wake-up, no thundering herd, wrap-around, and a million
+//! ping-pongs through a wait set without a hang.
+//!
+//! Child processes are this test binary re-executed with `RINGBUS_TEST_CHILD=<role>`
+//! running the `child_entry` test, which does nothing in a normal run.
+
+mod common;
+
+use common::*;
+use ringbus::diagnostics::SyscallCounter;
+use ringbus::waitset::{Backend, BackendChoice};
+use ringbus::{EventKind, Node, WaitSet};
+use std::io::{BufRead, BufReader};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+const LONG: Duration = Duration::from_secs(120);
+
+fn words_from_env() -> SharedWords {
+    SharedWords::open(std::path::Path::new(&std::env::var("WORDS").unwrap()))
+}
+
+#[test]
+fn child_entry() {
+    let Some(role) = child_role() else { return };
+    let node = Node::new(&role).unwrap();
+    match role.as_str() {
+        "token-worker" => {
+            let words = words_from_env();
+            let (holders, max_seen, acquired) = (words.word(0), words.word(1), words.word(2));
+            let sem = node.semaphore("tokens", 0).unwrap();
+            for _ in 0..env_u64("ROUNDS") {
+                sem.wait();
+                let now = holders.fetch_add(1, Ordering::SeqCst) + 1;
+                max_seen.fetch_max(now, Ordering::SeqCst);
+                acquired.fetch_add(1, Ordering::SeqCst);
+                std::hint::spin_loop();
+                std::thread::yield_now();
+                holders.fetch_sub(1, Ordering::SeqCst);
+                sem.post().unwrap();
+            }
+        }
+        "pong" => {
+            let words = words_from_env();
+            let (ping, pong) = (words.word(0), words.word(1));
+            let set = WaitSet::new().unwrap();
+            let _a = set.attach_word(ping, 0).unwrap();
+            println!("ready");
+            let rounds = env_u64("ROUNDS") as u32;
+            let mut answered = 0;
+            while answered < rounds {
+                for event in set.wait(Some(LONG)).unwrap() {
+                    let EventKind::Word(v) = event.kind else { panic!("unexpected {event:?}") };
+                    pong.store(v, Ordering::Release);
+                    ringbus::wake(pong, 1);
+                    answered = v.wrapping_sub(env_u64("START") as u32);
+                }
+            }
+        }
+        "latch-setter" => {
+            let latch = node.latch("work").unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(latch.set());
+        }
+        "peer" => {
+            println!("node {}", node.id());
+            std::thread::sleep(LONG);
+        }
+        other => panic!("unknown role {other}"),
+    }
+}
+
+#[test]
+fn set_and_post_with_nobody_asleep_make_no_system_call() {
+    let root = TestRoot::new();
+    let node = root.node("quiet");
+    let latch = node.latch("l").unwrap();
+    let sem = node.semaphore("s", 0).unwrap();
+    let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
+    let start = counter.start().unwrap();
+    assert!(latch.set());
+    assert!(!latch.set());
+    latch.reset();
+    assert!(latch.set());
+    sem.post().unwrap();
+    assert!(sem.try_wait());
+    assert!(!sem.try_wait());
+    let calls = counter.since(start).unwrap();
+    assert_eq!(calls, 0, "set/post/try_wait with nobody asleep made {calls} system calls");
+    assert_eq!(latch.stats().wake_calls + sem.stats().wake_calls, 0);
+    assert_eq!(latch.stats().skipped, 2);
+    latch.unlink();
+    sem.unlink();
+}
+
+/// P processes share T tokens: never more than T hold one, every acquisition is
+/// counted, every post wakes at most one sleeper, and all T tokens come back.
+#[test]
+fn semaphore_never_lets_more_than_t_hold_and_each_post_wakes_one() {
+    const P: usize = 6;
+    const T: u32 = 2;
+    const ROUNDS: u64 = 300;
+    let root = TestRoot::new();
+    let words = SharedWords::create();
+    let node = root.node("tokens-parent");
+    let sem = node.semaphore("tokens", 0).unwrap();
+    let env = [("WORDS", words.path().display().to_string()), ("ROUNDS", ROUNDS.to_string())];
+    let children: Vec<_> = (0..P).map(|_| spawn_child("child_entry", "token-worker", root.path(), &env)).collect();
+    std::thread::sleep(Duration::from_millis(100)); // let some fall asleep before the first token
+    for _ in 0..T {
+        sem.post().unwrap();
+    }
+    for child in children {
+        assert!(wait_child(child, LONG, "token worker").success());
+    }
+    assert_eq!(words.word(2).load(Ordering::SeqCst) as u64, P as u64 * ROUNDS);
+    let max = words.word(1).load(Ordering::SeqCst);
+    assert!((1..=T).contains(&max), "{max} processes held a token at once with {T} tokens");
+    assert_eq!(sem.value(), T, "tokens were lost or invented");
+    let stats = sem.stats();
+    assert!(stats.woken <= stats.wake_calls, "a post woke more than one sleeper: {stats:?}");
+    assert!(stats.wake_calls > 0, "nobody ever slept, the test proved nothing: {stats:?}");
+    sem.unlink();
+}
+
+/// A million round trips between two processes through wait sets on words, with the
+/// words starting just below `u32::MAX` so they wrap around on the way.
+#[test]
+fn a_million_ping_pongs_through_a_wait_set_never_hang() {
+    let rounds: u64 = std::env::var("RINGBUS_PINGPONGS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let start: u32 = u32::MAX - 500;
+    let root = TestRoot::new();
+    let words = SharedWords::create();
+    let (ping, pong) = (words.word(0), words.word(1));
+    ping.store(start, Ordering::Relaxed);
+    pong.store(start, Ordering::Relaxed);
+    let env = [
+        ("WORDS", words.path().display().to_string()),
+        ("ROUNDS", rounds.to_string()),
+        ("START", start.to_string()),
+    ];
+    let mut child = spawn_child("child_entry", "pong", root.path(), &env);
+    // Kept open until the child exits: its test harness still writes to it.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    read_until_line(&mut out, "ready");
+    let set = WaitSet::new().unwrap();
+    let _a = set.attach_word(pong, start).unwrap();
+    let began = Instant::now();
+    for i in 1..=rounds {
+        let v = start.wrapping_add(i as u32);
+        ping.store(v, Ordering::Release);
+        ringbus::wake(ping, 1);
+        loop {
+            let events = set.wait(Some(LONG)).unwrap();
+            assert!(!events.is_empty(), "round {i}: no answer within {LONG:?}");
+            if events.iter().any(|e| e.kind == EventKind::Word(v)) {
+                break;
+            }
+        }
+    }
+    eprintln!("{rounds} ping-pongs in {:?}", began.elapsed());
+    assert!(wait_child(child, LONG, "pong").success());
+    assert!(ping.load(Ordering::Relaxed) < start, "the words never wrapped around");
+}
+
+#[test]
+fn latch_set_by_another_process_wakes_a_wait_set_also_watching_a_word_and_an_interval() {
+    let root = TestRoot::new();
+    let node = root.node("latch-owner");
+    let latch = node.latch("work").unwrap();
+    let words = SharedWords::create();
+    let set = WaitSet::new().unwrap();
+    let latch_key = set.attach_latch(&latch).unwrap();
+    let _word = set.attach_word(words.word(5), 0).unwrap();
+    let interval = set.attach_interval(Duration::from_millis(5)).unwrap();
+    assert_eq!(set.backend(), Backend::Futex);
+    let child = spawn_child("child_entry", "latch-setter", root.path(), &[]);
+    let (mut ticks, began) = (0, Instant::now());
+    'outer: loop {
+        assert!(began.elapsed() < LONG, "the latch was never seen set");
+        for event in set.wait(Some(LONG)).unwrap() {
+            match event.kind {
+                EventKind::LatchSet if event.key == latch_key.key() => break 'outer,
+                EventKind::Interval(n) if event.key == interval.key() => ticks += n,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+    assert!(latch.is_set());
+    assert!(ticks >= 1, "the interval never fired while waiting ~50 ms");
+    latch.reset();
+    assert!(set.wait(Some(Duration::ZERO)).unwrap().iter().all(|e| e.key != latch_key.key()));
+    assert!(wait_child(child, LONG, "latch setter").success());
+    latch.unlink();
+}
+
+#[test]
+fn a_wait_set_reports_every_message_of_a_subscriber_exactly_once() {
+    let root = TestRoot::new();
+    let node = root.node("ws-sub");
+    let mut sub = node.topic("ws").depth(64).subscriber().unwrap();
+    let mut publisher = node.topic("ws").publisher().unwrap();
+    let set = WaitSet::new().unwrap();
+    let key = set.attach_subscriber(&sub).unwrap().keep();
+    let sender = std::thread::spawn(move || {
+        for i in 0u64..2000 {
+            publisher.publish_copy(&i.to_le_bytes()).unwrap();
+            if i % 7 == 0 {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    });
+    let mut next = 0u64;
+    while next < 2000 {
+        let events = set.wait(Some(LONG)).unwrap();
+        assert!(events.iter().all(|e| e.key == key && e.kind == EventKind::Data), "{events:?}");
+        assert!(!events.is_empty(), "no data within {LONG:?}");
+        while let Some(sample) = sub.take().unwrap() {
+            assert_eq!(*sample.value::<u64>().unwrap(), next);
+            next += 1;
+        }
+    }
+    sender.join().unwrap();
+    assert_eq!(sub.lost(), 0);
+    set.detach(key);
+    let polling = node.topic("ws").wake(ringbus::Wake::Never).subscriber().unwrap();
+    assert!(matches!(set.attach_subscriber(&polling), Err(ringbus::WaitSetError::PollingOnly)));
+}
+
+#[test]
+fn peer_death_is_an_event() {
+    for backend in [BackendChoice::Auto, BackendChoice::Force(Backend::Epoll)] {
+        let root = TestRoot::new();
+        let _me = root.node("watcher");
+        let mut child = spawn_child("child_entry", "peer", root.path(), &[]);
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        let id = loop {
+            line.clear();
+            assert!(out.read_line(&mut line).unwrap() > 0, "peer exited early");
+            // The harness prints "test child_entry ... " on the same line.
+            if let Some((_, id)) = line.trim().rsplit_once("node ") {
+                break id.parse::<u64>().unwrap();
+            }
+        };
+        let set = WaitSet::with_backend(backend).unwrap();
+        let peer = set.attach_peer_death(&ringbus::Root::open(root.path()).unwrap(), id).unwrap();
+        assert_ne!(set.backend(), Backend::Futex, "a pidfd needs an fd-capable backend");
+        assert!(set.wait(Some(Duration::from_millis(20))).unwrap().is_empty(), "alive peer reported dead");
+        child.kill().unwrap();
+        let events = set.wait(Some(LONG)).unwrap();
+        assert_eq!(events, vec![ringbus::Event { key: peer.key(), kind: EventKind::PeerGone }]);
+        let _ = child.wait();
+        assert!(set.wait(Some(Duration::from_millis(10))).unwrap().is_empty(), "death reported twice");
+        // Attaching to a node that is already gone reports it at once.
+        let late = set.attach_peer_death(&ringbus::Root::open(root.path()).unwrap(), id).unwrap();
+        assert_eq!(set.wait(Some(Duration::ZERO)).unwrap()[0].key, late.key());
+    }
+}
