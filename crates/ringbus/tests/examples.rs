@@ -40,3 +40,28 @@ fn talker_and_listener_talk_across_processes() {
     assert_eq!(lines[7], "received 6, lost 0");
     common::wait_until(Duration::from_secs(10), "clean root", || root.files().is_empty());
 }
+
+#[test]
+fn job_tokens_example_returns_every_token() {
+    let root = TestRoot::new();
+    let out = Command::new(example("jobs")).args(["6", "2", "60"]).env("RINGBUS_ROOT", root.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("6 workers ran 60 jobs with 2 tokens"), "{text}");
+    common::wait_until(Duration::from_secs(10), "clean root", || root.files().is_empty());
+}
+
+#[test]
+fn latch_example_wakes_each_worker_by_latch_and_socket() {
+    let root = TestRoot::new();
+    let out = Command::new(example("latch")).env("RINGBUS_ROOT", root.path()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for n in 0..3 {
+        // Two sets 20 ms apart wake a sleeping worker twice (once if both land before it runs).
+        let line = text.lines().find(|l| l.starts_with(&format!("worker {n}:"))).unwrap_or_else(|| panic!("{text}"));
+        assert!(line.contains("1 datagram(s)"), "{line}");
+        assert!(line.contains("latch 2x") || line.contains("latch 1x"), "{line}");
+    }
+    common::wait_until(Duration::from_secs(10), "clean root", || root.files().is_empty());
+}

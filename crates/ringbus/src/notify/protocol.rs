@@ -214,6 +214,35 @@ mod loom_models {
         });
     }
 
+    /// The wait-set form of the protocol: a subscriber looked (wake word `w`, no data),
+    /// later registers and sleeps only while the word is still `w`. A publish after the
+    /// look is never missed.
+    #[test]
+    fn a_wait_set_sleeping_on_the_drained_word_is_never_lost() {
+        loom::model(|| {
+            let t = topic();
+            let t2 = t.clone();
+            let waiter = loom::thread::spawn(move || {
+                let words = words(&t2);
+                let drained_at = t2.word.load(Ordering::Acquire);
+                if t2.data.load(Ordering::Acquire) != 0 {
+                    return;
+                }
+                let seen = words.register(&t2.marks[0]);
+                if seen == drained_at {
+                    if futex::wait(&t2.word, drained_at, None) == FutexWait::Woken {
+                        words.relay();
+                    }
+                }
+                words.unregister(&t2.marks[0]);
+                assert_ne!(t2.data.load(Ordering::Acquire), 0, "woken (or not asleep) without the data");
+            });
+            t.data.store(1, Ordering::Release);
+            words(&t).notify();
+            waiter.join().unwrap();
+        });
+    }
+
     /// With nobody registered as a sleeper, publishing never calls the futex.
     #[test]
     fn no_sleeper_means_no_wake_call() {

@@ -107,7 +107,7 @@ impl SemaphoreWords<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 
