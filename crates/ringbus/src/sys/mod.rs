@@ -5,6 +5,8 @@
 #![allow(unsafe_code)]
 
 pub mod clock;
+pub mod epoll;
+pub mod eventfd;
 pub mod fs;
 pub mod futex;
 pub mod lock;
@@ -12,6 +14,7 @@ pub mod mmap;
 pub mod perf;
 pub mod pidfd;
 pub mod random;
+pub mod uring;
 
 /// Converts a `-1`-on-error return value into `io::Result`.
 pub(crate) fn check(ret: libc::c_int) -> std::io::Result<libc::c_int> {

@@ -12,7 +12,11 @@ use crate::sys::futex::WaitvEntry;
 use std::io;
 use std::os::fd::RawFd;
 
+#[cfg(test)]
+mod conformance;
+pub(crate) mod epoll;
 pub(crate) mod futex;
+pub(crate) mod uring;
 
 /// The mechanism a wait set sleeps with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,8 +83,8 @@ pub(crate) trait Sleeper: Send {
 pub(crate) fn build(kind: Backend) -> io::Result<Box<dyn Sleeper>> {
     match kind {
         Backend::Futex => Ok(Box::new(futex::FutexSleeper::default())),
-        Backend::IoUring => Err(io::Error::from_raw_os_error(libc::ENOSYS)),
-        Backend::Epoll => Err(io::Error::from_raw_os_error(libc::ENOSYS)),
+        Backend::IoUring => Ok(Box::new(uring::UringSleeper::new()?)),
+        Backend::Epoll => Ok(Box::new(epoll::EpollSleeper::new()?)),
     }
 }
 
