@@ -9,7 +9,8 @@ mod common;
 
 use common::*;
 use ringbus::diagnostics::SyscallCounter;
-use ringbus::waitset::{Backend, BackendChoice};
+use ringbus::waitset::{Backend, BackendChoice, Interest};
+use std::os::fd::{AsFd, AsRawFd};
 use ringbus::{EventKind, Node, WaitSet};
 use std::io::{BufRead, BufReader};
 use std::sync::atomic::Ordering;
@@ -44,8 +45,11 @@ fn child_entry() {
         "pong" => {
             let words = words_from_env();
             let (ping, pong) = (words.word(0), words.word(1));
-            let set = WaitSet::new().unwrap();
-            let _a = set.attach_word(ping, 0).unwrap();
+            let backend = backend_from(&std::env::var("BACKEND").unwrap());
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            let set = WaitSet::with_backend(BackendChoice::Force(backend)).unwrap();
+            let _a = set.attach_word(ping, env_u64("START") as u32).unwrap();
+            let _s = (backend != Backend::Futex).then(|| set.attach_fd(socket.as_fd(), Interest::Readable).unwrap());
             println!("ready");
             let rounds = env_u64("ROUNDS") as u32;
             let mut answered = 0;
@@ -124,11 +128,32 @@ fn semaphore_never_lets_more_than_t_hold_and_each_post_wakes_one() {
     sem.unlink();
 }
 
-/// A million round trips between two processes through wait sets on words, with the
-/// words starting just below `u32::MAX` so they wrap around on the way.
+fn backend_from(name: &str) -> Backend {
+    match name {
+        "futex" => Backend::Futex,
+        "io_uring" => Backend::IoUring,
+        "epoll" => Backend::Epoll,
+        other => panic!("unknown backend {other}"),
+    }
+}
+
+/// A million round trips between two processes through wait sets on words (futex
+/// backend), with the words starting just below `u32::MAX` so they wrap around on the way.
 #[test]
 fn a_million_ping_pongs_through_a_wait_set_never_hang() {
-    let rounds: u64 = std::env::var("RINGBUS_PINGPONGS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let rounds = std::env::var("RINGBUS_PINGPONGS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    ping_pong("futex", rounds);
+}
+
+/// The same through io_uring and epoll, each side also watching a UDP socket.
+#[test]
+fn ping_pongs_through_io_uring_and_epoll_wait_sets_with_a_socket_attached_never_hang() {
+    for backend in ["io_uring", "epoll"] {
+        ping_pong(backend, 20_000);
+    }
+}
+
+fn ping_pong(backend: &str, rounds: u64) {
     let start: u32 = u32::MAX - 500;
     let root = TestRoot::new();
     let words = SharedWords::create();
@@ -139,13 +164,16 @@ fn a_million_ping_pongs_through_a_wait_set_never_hang() {
         ("WORDS", words.path().display().to_string()),
         ("ROUNDS", rounds.to_string()),
         ("START", start.to_string()),
+        ("BACKEND", backend.to_string()),
     ];
     let mut child = spawn_child("child_entry", "pong", root.path(), &env);
     // Kept open until the child exits: its test harness still writes to it.
     let mut out = BufReader::new(child.stdout.take().unwrap());
     read_until_line(&mut out, "ready");
-    let set = WaitSet::new().unwrap();
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let set = WaitSet::with_backend(BackendChoice::Force(backend_from(backend))).unwrap();
     let _a = set.attach_word(pong, start).unwrap();
+    let _s = (backend != "futex").then(|| set.attach_fd(socket.as_fd(), Interest::Readable).unwrap());
     let began = Instant::now();
     for i in 1..=rounds {
         let v = start.wrapping_add(i as u32);
@@ -159,7 +187,7 @@ fn a_million_ping_pongs_through_a_wait_set_never_hang() {
             }
         }
     }
-    eprintln!("{rounds} ping-pongs in {:?}", began.elapsed());
+    eprintln!("{rounds} ping-pongs through {backend} in {:?}", began.elapsed());
     assert!(wait_child(child, LONG, "pong").success());
     assert!(ping.load(Ordering::Relaxed) < start, "the words never wrapped around");
 }
@@ -257,4 +285,86 @@ fn peer_death_is_an_event() {
         let late = set.attach_peer_death(&ringbus::Root::open(root.path()).unwrap(), id).unwrap();
         assert_eq!(set.wait(Some(Duration::ZERO)).unwrap()[0].key, late.key());
     }
+}
+
+/// A foreign event loop (plain epoll) sleeps on the wait set's fd, then collects its
+/// events with a zero-timeout wait, which re-arms it.
+#[test]
+fn a_plain_epoll_loop_drives_a_wait_set_through_its_fd() {
+    for backend in [Backend::IoUring, Backend::Epoll] {
+        let words = SharedWords::create();
+        let set = WaitSet::with_backend(BackendChoice::Force(backend)).unwrap();
+        let word = set.attach_word(words.word(0), 0).unwrap();
+        let fd = set.as_raw_fd().unwrap();
+        // SAFETY (test): plain epoll calls on descriptors this test owns.
+        let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        assert!(epfd >= 0);
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: 7 };
+        // SAFETY (test): epfd and fd are open; ev lives across the call.
+        assert_eq!(unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_ADD, fd, &mut ev) }, 0);
+        let path = words.path().to_path_buf();
+        for round in 1..=50u32 {
+            let path = path.clone();
+            let waker = std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(1));
+                let other = SharedWords::open(&path);
+                other.word(0).store(round, Ordering::Release);
+                ringbus::wake(other.word(0), 1);
+            });
+            let mut seen = None;
+            let began = Instant::now();
+            while seen.is_none() {
+                assert!(began.elapsed() < LONG, "{backend:?}: the fd never became readable");
+                let mut out = [libc::epoll_event { events: 0, u64: 0 }; 4];
+                // SAFETY (test): `out` has room for 4 events.
+                let n = unsafe { libc::epoll_wait(epfd, out.as_mut_ptr(), 4, 1000) };
+                assert!(n >= 0 || std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted);
+                for e in set.wait(Some(Duration::ZERO)).unwrap() {
+                    assert_eq!(e.key, word.key());
+                    seen = Some(e.kind);
+                }
+            }
+            assert_eq!(seen, Some(EventKind::Word(round)), "{backend:?} round {round}");
+            waker.join().unwrap();
+        }
+        // SAFETY (test): closing the epoll fd this test created.
+        unsafe { libc::close(epfd) };
+    }
+}
+
+/// Attached semaphores hand out tokens as events: one per wait, and one post wakes the
+/// sleeping wait set.
+#[test]
+fn a_wait_set_takes_semaphore_tokens_for_its_owner() {
+    let root = TestRoot::new();
+    let node = root.node("sem-ws");
+    let sem = node.semaphore("ws", 2).unwrap();
+    for backend in [Backend::Futex, Backend::IoUring, Backend::Epoll] {
+        let set = WaitSet::with_backend(BackendChoice::Force(backend)).unwrap();
+        let key = set.attach_semaphore(&sem).unwrap();
+        assert_eq!(set.wait(Some(Duration::ZERO)).unwrap(), vec![ringbus::Event { key: key.key(), kind: EventKind::Token }]);
+        assert_eq!(set.wait(Some(Duration::ZERO)).unwrap().len(), 1);
+        assert_eq!(sem.value(), 0);
+        assert!(set.wait(Some(Duration::from_millis(5))).unwrap().is_empty(), "a token out of nowhere");
+        let poster = {
+            let sem = sem.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                sem.post().unwrap();
+                sem.post().unwrap();
+            })
+        };
+        let mut tokens = 0;
+        while tokens < 2 {
+            let events = set.wait(Some(LONG)).unwrap();
+            assert!(!events.is_empty(), "{backend:?}: the post never woke the wait set");
+            tokens += events.len();
+        }
+        poster.join().unwrap();
+        assert_eq!(sem.value(), 0);
+        sem.post().unwrap();
+        sem.post().unwrap();
+    }
+    assert!(sem.stats().wake_calls >= 1, "the wait set was never asleep: {:?}", sem.stats());
+    sem.unlink();
 }

@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn the_generation_wraps_around() {
-        let w = AtomicU32::new(u32::MAX & !(SET | WAITERS));
+        let w = AtomicU32::new(!(SET | WAITERS));
         let latch = LatchWord(&w);
         latch.set();
         assert_eq!(w.load(Ordering::Relaxed), SET);

@@ -24,7 +24,8 @@ pub enum Backend {
     /// `FUTEX_WAIT` on one word, or `futex_waitv` on up to 128: only shared-memory
     /// sources and timers are attached.
     Futex,
-    /// io_uring: `FUTEX_WAITV` and multishot `POLL_ADD` in one ring; fds are attached.
+    /// io_uring: `FUTEX_WAITV` and one-shot `POLL_ADD`s (re-armed at each wait, so fds are
+    /// level-triggered) in one ring; fds are attached.
     IoUring,
     /// epoll with an eventfd, fed by a helper thread that sleeps on the words; used where
     /// io_uring is refused (seccomp, `io_uring_disabled`).
