@@ -10,9 +10,9 @@ mod common;
 use common::*;
 use ringbus::diagnostics::SyscallCounter;
 use ringbus::waitset::{Backend, BackendChoice, Interest};
-use std::os::fd::{AsFd, AsRawFd};
 use ringbus::{EventKind, Node, WaitSet};
 use std::io::{BufRead, BufReader};
+use std::os::fd::AsFd;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -296,11 +296,11 @@ fn a_plain_epoll_loop_drives_a_wait_set_through_its_fd() {
         let set = WaitSet::with_backend(BackendChoice::Force(backend)).unwrap();
         let word = set.attach_word(words.word(0), 0).unwrap();
         let fd = set.as_raw_fd().unwrap();
-        // SAFETY (test): plain epoll calls on descriptors this test owns.
+        // SAFETY: plain epoll calls on descriptors this test owns.
         let epfd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
         assert!(epfd >= 0);
         let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: 7 };
-        // SAFETY (test): epfd and fd are open; ev lives across the call.
+        // SAFETY: epfd and fd are open; ev lives across the call.
         assert_eq!(unsafe { libc::epoll_ctl(epfd, libc::EPOLL_CTL_ADD, fd, &mut ev) }, 0);
         let path = words.path().to_path_buf();
         for round in 1..=50u32 {
@@ -316,7 +316,7 @@ fn a_plain_epoll_loop_drives_a_wait_set_through_its_fd() {
             while seen.is_none() {
                 assert!(began.elapsed() < LONG, "{backend:?}: the fd never became readable");
                 let mut out = [libc::epoll_event { events: 0, u64: 0 }; 4];
-                // SAFETY (test): `out` has room for 4 events.
+                // SAFETY: `out` has room for 4 events.
                 let n = unsafe { libc::epoll_wait(epfd, out.as_mut_ptr(), 4, 1000) };
                 assert!(n >= 0 || std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted);
                 for e in set.wait(Some(Duration::ZERO)).unwrap() {
@@ -327,7 +327,7 @@ fn a_plain_epoll_loop_drives_a_wait_set_through_its_fd() {
             assert_eq!(seen, Some(EventKind::Word(round)), "{backend:?} round {round}");
             waker.join().unwrap();
         }
-        // SAFETY (test): closing the epoll fd this test created.
+        // SAFETY: closing the epoll fd this test created.
         unsafe { libc::close(epfd) };
     }
 }
@@ -342,7 +342,10 @@ fn a_wait_set_takes_semaphore_tokens_for_its_owner() {
     for backend in [Backend::Futex, Backend::IoUring, Backend::Epoll] {
         let set = WaitSet::with_backend(BackendChoice::Force(backend)).unwrap();
         let key = set.attach_semaphore(&sem).unwrap();
-        assert_eq!(set.wait(Some(Duration::ZERO)).unwrap(), vec![ringbus::Event { key: key.key(), kind: EventKind::Token }]);
+        assert_eq!(
+            set.wait(Some(Duration::ZERO)).unwrap(),
+            vec![ringbus::Event { key: key.key(), kind: EventKind::Token }]
+        );
         assert_eq!(set.wait(Some(Duration::ZERO)).unwrap().len(), 1);
         assert_eq!(sem.value(), 0);
         assert!(set.wait(Some(Duration::from_millis(5))).unwrap().is_empty(), "a token out of nowhere");

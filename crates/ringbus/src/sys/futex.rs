@@ -26,8 +26,9 @@ fn wait_at(address: u64, expected: u32, timeout: Option<Duration>) -> io::Result
     // SAFETY: the kernel only reads the 4-byte word at `address` (and fails with EFAULT if
     // it is not mapped: no memory of ours is touched); `ts_ptr` is null or points to a
     // live timespec on our stack.
-    let ret =
-        unsafe { libc::syscall(libc::SYS_futex, address as usize, libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32) };
+    let ret = unsafe {
+        libc::syscall(libc::SYS_futex, address as usize as *const u32, libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32)
+    };
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
