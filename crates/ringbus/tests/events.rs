@@ -371,3 +371,20 @@ fn a_wait_set_takes_semaphore_tokens_for_its_owner() {
     assert!(sem.stats().wake_calls >= 1, "the wait set was never asleep: {:?}", sem.stats());
     sem.unlink();
 }
+
+#[test]
+fn a_wait_that_could_never_return_is_an_error() {
+    let set = WaitSet::new().unwrap();
+    assert!(matches!(set.wait(None), Err(ringbus::WaitSetError::NothingToWaitFor)));
+    assert!(set.wait(Some(Duration::from_millis(1))).unwrap().is_empty());
+    let deadline = set.attach_deadline(Instant::now()).unwrap();
+    assert_eq!(set.wait(None).unwrap(), vec![ringbus::Event { key: deadline.key(), kind: EventKind::Deadline }]);
+    assert!(matches!(set.wait(None), Err(ringbus::WaitSetError::NothingToWaitFor)), "a fired deadline fires once");
+    drop(deadline);
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let futex_only = WaitSet::with_backend(BackendChoice::Force(Backend::Futex)).unwrap();
+    assert!(matches!(
+        futex_only.attach_fd(socket.as_fd(), Interest::Readable),
+        Err(ringbus::WaitSetError::Unsupported { .. })
+    ));
+}

@@ -86,6 +86,8 @@ pub enum WaitSetError {
     TooManyWords,
     #[error("the {backend:?} backend cannot {what}; use BackendChoice::Auto")]
     Unsupported { backend: Backend, what: &'static str },
+    #[error("nothing is attached that could ever become ready, and no timeout was given: the wait would never return")]
+    NothingToWaitFor,
     #[error("the wait set's backend failed: {0}")]
     Io(#[from] io::Error),
     #[error("cannot watch the peer node: {0}")]
@@ -490,6 +492,12 @@ impl Inner<'_> {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
+            if wake_at.is_none()
+                && self.sleeper.armed().is_none()
+                && !self.sources.iter().any(|(_, s)| s.fd().is_some())
+            {
+                return Err(WaitSetError::NothingToWaitFor);
+            }
             self.sleeper.wait(wake_at, &mut completions)?;
             self.complete(std::mem::take(&mut completions));
             if expired {
