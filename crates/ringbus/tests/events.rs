@@ -71,6 +71,16 @@ fn child_entry() {
             println!("node {}", node.id());
             std::thread::sleep(LONG);
         }
+        "seccomp" => {
+            refuse_io_uring_setup();
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            let set = WaitSet::new().unwrap();
+            let key = set.attach_fd(socket.as_fd(), Interest::Readable).unwrap();
+            socket.send_to(b"x", socket.local_addr().unwrap()).unwrap();
+            let events = set.wait(Some(LONG)).unwrap();
+            assert_eq!(events[0].key, key.key());
+            println!("backend {:?}", set.backend());
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -387,4 +397,48 @@ fn a_wait_that_could_never_return_is_an_error() {
         futex_only.attach_fd(socket.as_fd(), Interest::Readable),
         Err(ringbus::WaitSetError::Unsupported { .. })
     ));
+}
+
+/// Installs a seccomp filter that makes `io_uring_setup` fail with EPERM, as container
+/// runtimes' default profiles do.
+fn refuse_io_uring_setup() {
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+    let filter = [
+        // A = seccomp_data.nr
+        libc::sock_filter { code: (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS) as u16, jt: 0, jf: 0, k: 0 },
+        // if A == io_uring_setup: next, else skip one
+        libc::sock_filter {
+            code: (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 1,
+            k: libc::SYS_io_uring_setup as u32,
+        },
+        libc::sock_filter {
+            code: (libc::BPF_RET | libc::BPF_K) as u16,
+            jt: 0,
+            jf: 0,
+            k: SECCOMP_RET_ERRNO | libc::EPERM as u32,
+        },
+        libc::sock_filter { code: (libc::BPF_RET | libc::BPF_K) as u16, jt: 0, jf: 0, k: SECCOMP_RET_ALLOW },
+    ];
+    let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
+    // SAFETY: prctl with plain integer arguments; no memory is passed.
+    assert_eq!(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }, 0);
+    // SAFETY: `prog` points to `filter`, both alive across the call; the kernel copies them.
+    assert_eq!(
+        unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) },
+        0
+    );
+}
+
+/// Where io_uring is refused (here by a real seccomp filter), attaching an fd falls back
+/// to epoll and still works.
+#[test]
+fn a_process_refused_io_uring_by_seccomp_falls_back_to_epoll() {
+    let root = TestRoot::new();
+    let child = spawn_child("child_entry", "seccomp", root.path(), &[]);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "seccomp child failed");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("backend Epoll"), "{}", String::from_utf8_lossy(&out.stdout));
 }
