@@ -425,11 +425,10 @@ fn refuse_io_uring_setup() {
     let prog = libc::sock_fprog { len: filter.len() as u16, filter: filter.as_ptr() as *mut libc::sock_filter };
     // SAFETY: prctl with plain integer arguments; no memory is passed.
     assert_eq!(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }, 0);
+    let prog_ptr = &prog as *const libc::sock_fprog;
     // SAFETY: `prog` points to `filter`, both alive across the call; the kernel copies them.
-    assert_eq!(
-        unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, &prog as *const libc::sock_fprog) },
-        0
-    );
+    let installed = unsafe { libc::prctl(libc::PR_SET_SECCOMP, libc::SECCOMP_MODE_FILTER, prog_ptr) };
+    assert_eq!(installed, 0);
 }
 
 /// Where io_uring is refused (here by a real seccomp filter), attaching an fd falls back
