@@ -15,10 +15,11 @@
 use crate::config::{FanoutConfig, Scenario};
 use crate::interrupt;
 use crate::results::ResultsFile;
+use crate::rundir::{RunDir, SHM};
 use crate::stats::{self, PublishSamples, Row};
 use crate::transports::{self, Fanout, Skip};
-use crate::worker::WorkerSpec;
-use crate::workers::Workers;
+use crate::worker::{WorkerJob, WorkerSpec};
+use crate::workers::{Launch, Workers};
 use anyhow::{Context, Result};
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
 use std::path::Path;
@@ -48,53 +49,9 @@ pub struct Outcome {
     pub syscalls_unavailable: Option<String>,
 }
 
-/// Where runs keep their files; each run's directory is `ringbus-bench-<random>`.
-const SHM: &str = "/dev/shm";
-const RUN_PREFIX: &str = "ringbus-bench-";
-
-/// A run holds an exclusive `flock` on this file in its directory for as long as it lives;
-/// the kernel drops it when the process dies, however it dies.
-const LOCK_FILE: &str = "lock";
-
-/// Opens `dir/lock` and tries to lock it exclusively; `Some(file)` holds the lock.
-fn try_lock(dir: &Path) -> Option<std::fs::File> {
-    let file =
-        std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.join(LOCK_FILE));
-    let file = file.ok()?;
-    // SAFETY: flock on an fd we own; LOCK_NB makes it return at once.
-    let locked = unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&file), libc::LOCK_EX | libc::LOCK_NB) } == 0;
-    locked.then_some(file)
-}
-
-/// Removes the directories of earlier runs that no live process holds (runs killed with
-/// SIGKILL, the one exit that leaves no chance to clean up; their subscribers died with
-/// them). Lock files younger than a few seconds are left alone: their run may be between
-/// creating and locking it.
-fn sweep_stale_runs(progress: &mut dyn Progress) {
-    let Ok(entries) = std::fs::read_dir(SHM) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let age = std::fs::metadata(path.join(LOCK_FILE)).and_then(|m| m.modified()).map(|t| t.elapsed());
-        let old = matches!(age, Ok(Ok(age)) if age > Duration::from_secs(5));
-        if !entry.file_name().to_string_lossy().starts_with(RUN_PREFIX) || !old {
-            continue;
-        }
-        if let Some(_lock) = try_lock(&path) {
-            if std::fs::remove_dir_all(&path).is_ok() {
-                progress.note(&format!("removed {}, left by a bench run that was killed", path.display()));
-            }
-        }
-    }
-}
-
 /// Runs every scenario of `config` in turn.
 pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome> {
-    sweep_stale_runs(progress);
-    let run_dir = tempfile::Builder::new()
-        .prefix(RUN_PREFIX)
-        .tempdir_in(SHM)
-        .context("cannot create a directory in /dev/shm; the bench needs a tmpfs there (docker: --shm-size)")?;
-    let _lock = try_lock(run_dir.path()).context("cannot lock the bench's directory in /dev/shm")?;
+    let run_dir = RunDir::create(Path::new(SHM), &mut |text| progress.note(text))?;
     let mut outcome = Outcome::default();
     let counter = match SyscallCounter::for_this_thread() {
         Ok(c) => Some(c),
@@ -123,7 +80,7 @@ pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome
         }
         std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
     }
-    run_dir.close().context("cannot remove the bench's directory in /dev/shm")?;
+    run_dir.close()?;
     stats::fill_ratios(&mut outcome.rows);
     Ok(outcome)
 }
@@ -140,7 +97,7 @@ fn run_scenario(
     let results_path = dir.join("results");
     let results = ResultsFile::create(&results_path, s.subs as usize, usize::try_from(messages)?)?;
     let (mut fanout, handoffs) = transports::setup(s, dir, tag)?;
-    let mut specs = Vec::with_capacity(handoffs.len());
+    let mut launches = Vec::with_capacity(handoffs.len());
     let mut child_ends = Vec::new();
     for (i, h) in handoffs.into_iter().enumerate() {
         let spec = WorkerSpec {
@@ -154,15 +111,19 @@ fn run_scenario(
             parent_pid: std::process::id(),
             endpoint: h.endpoint,
         };
-        specs.push((spec, h.inherit));
+        let arg = serde_json::to_string(&WorkerJob::Fanout(spec))?;
+        launches.push(Launch { arg, inherit: h.inherit.into_iter().collect() });
         child_ends.extend(h.child_end);
     }
-    let mut workers = Workers::spawn(&config.worker, specs)?;
+    let mut workers = Workers::spawn(&config.worker, "subscriber", launches)?;
     drop(child_ends);
-    workers.wait_ready(&results, s.subs as u64, &|| fanout.settled(), READY_LIMIT)?;
+    let hint = "try fewer --subs or --topics";
+    workers.wait_ready(&|| results.ready(), s.subs as u64, &|| fanout.settled(), READY_LIMIT, hint)?;
     fanout.all_ready();
     let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;
-    workers.wait_exit(EXIT_LIMIT)?;
+    let hint = "they had not received the last message; some messages were lost, \
+                or the machine is overloaded (try a lower --rate)";
+    workers.wait_exit(EXIT_LIMIT, hint)?;
     let (warmup, messages) = (config.warmup as usize, messages as usize);
     Ok(stats::row(s, config.rate_hz, warmup, messages, &samples, &results))
 }

@@ -1,5 +1,5 @@
 //! Ctrl-C and SIGTERM: the handler only raises a flag; the bench checks it between
-//! messages and while waiting, then unwinds normally so every subscriber process is
+//! messages, runs and while waiting, then unwinds normally so every worker process is
 //! killed and every temporary file removed.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,7 +28,7 @@ pub fn install() -> std::io::Result<()> {
 /// `Err` once a signal arrived.
 pub fn check() -> anyhow::Result<()> {
     if INTERRUPTED.load(Ordering::Relaxed) {
-        anyhow::bail!("interrupted; subscriber processes were stopped and temporary files removed");
+        anyhow::bail!("interrupted; worker processes were stopped and temporary files removed");
     }
     Ok(())
 }

@@ -7,11 +7,15 @@
 //! datagrams. Every transport goes through the same harness, pacing, clock and exact
 //! system-call counter, so the rows of one run are comparable.
 //!
-//! Subscriber processes are the calling binary re-executed ([`config::WorkerLauncher`]),
+//! [`tokens`] is the build-tool case: P worker processes share T job tokens, through GNU
+//! make's jobserver pipe and through [`ringbus::Semaphore`], in the same run; it reports
+//! wall time, the workers' CPU time and context switches per job.
+//!
+//! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
 //! which must hand its argument to [`worker::run`].
 //!
-//! Unsafe code is confined to the baselines' system calls and the shared-file mapping;
-//! each block names its invariant.
+//! Unsafe code is confined to system calls (the baselines', the jobserver pipe's,
+//! `getrusage`) and the shared-file mapping; each block names its invariant.
 
 pub mod config;
 pub mod fanout;
@@ -19,10 +23,12 @@ pub mod interrupt;
 pub mod plot;
 pub mod report;
 pub mod stats;
+pub mod tokens;
 pub mod worker;
 
 mod results;
 mod ring;
+mod rundir;
 mod shm;
 mod transports;
 mod workers;

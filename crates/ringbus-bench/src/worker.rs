@@ -1,7 +1,8 @@
-//! A subscriber process: told by the bench (one JSON argument) where to listen, it
-//! records each message's end-to-end latency into the shared results file and exits after
-//! the last message. It dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left
-//! behind blocked on a wake-up that will not come.
+//! A worker process of a bench, told by the bench (one JSON argument, a `WorkerJob`)
+//! what to do: a fan-out subscriber records each message's end-to-end latency into the
+//! shared results file and exits after the last message; a token worker runs jobs (the
+//! `tokens::worker` module). Every worker dies with the bench (`PR_SET_PDEATHSIG`), so
+//! none is ever left behind blocked on a wake-up that will not come.
 
 use crate::config::Scenario;
 use crate::results::ResultsFile;
@@ -9,6 +10,16 @@ use crate::transports::{self, Endpoint};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+
+/// What a worker process is started to do.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum WorkerJob {
+    /// A subscriber of `ringbus bench fanout`.
+    Fanout(WorkerSpec),
+    /// A token worker of `ringbus bench tokens`.
+    Tokens(crate::tokens::worker::TokensWorkerSpec),
+}
 
 /// Everything one subscriber process needs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -32,7 +43,7 @@ impl WorkerSpec {
 }
 
 /// Asks the kernel to SIGKILL us when the bench goes; fails if it already went.
-fn die_with_parent(parent_pid: u32) -> Result<()> {
+pub(crate) fn die_with_parent(parent_pid: u32) -> Result<()> {
     // SAFETY: PR_SET_PDEATHSIG takes a signal number and no pointers.
     let r = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
     transports::check(r.into(), || "prctl(PR_SET_PDEATHSIG)".into())?;
@@ -42,10 +53,18 @@ fn die_with_parent(parent_pid: u32) -> Result<()> {
     Ok(())
 }
 
-/// Runs one subscriber process from the JSON `spec` the bench passed on its command line.
+/// Runs one worker process from the JSON `spec` the bench passed on its command line.
 pub fn run(spec: &str) -> Result<()> {
-    let spec: WorkerSpec = serde_json::from_str(spec)
-        .context("bench-worker is started by `ringbus bench fanout`, not by hand: its argument is not a valid spec")?;
+    let job: WorkerJob = serde_json::from_str(spec)
+        .context("bench-worker is started by `ringbus bench`, not by hand: its argument is not a valid spec")?;
+    match job {
+        WorkerJob::Fanout(spec) => run_subscriber(&spec),
+        WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
+    }
+}
+
+/// One fan-out subscriber.
+fn run_subscriber(spec: &WorkerSpec) -> Result<()> {
     die_with_parent(spec.parent_pid)?;
     let messages = usize::try_from(spec.messages)?;
     let results = ResultsFile::open(&spec.results, spec.subs as usize, messages)?;

@@ -1,11 +1,10 @@
-//! The bench's handle on its subscriber processes: starts them, waits until they are
-//! ready or done (bounded, noticing any that died), and kills and reaps every one still
-//! running when dropped — on every exit path, errors included.
+//! The bench's handle on its worker processes (fan-out subscribers, token workers):
+//! starts them, waits until they are ready or done (bounded, noticing any that died), and
+//! kills and reaps every one still running when dropped — on every exit path, errors
+//! included.
 
 use crate::config::WorkerLauncher;
 use crate::interrupt;
-use crate::results::ResultsFile;
-use crate::worker::WorkerSpec;
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::os::fd::RawFd;
@@ -13,66 +12,81 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// How to start one worker process.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    /// The spec handed to [`crate::worker::run`] (JSON of a [`crate::worker::WorkerJob`]).
+    pub arg: String,
+    /// Fds that this child alone keeps across exec (their close-on-exec flag is cleared
+    /// in the child only).
+    pub inherit: Vec<RawFd>,
+}
+
 #[derive(Debug)]
 pub(crate) struct Workers {
     children: Vec<Option<Child>>,
+    /// What the processes are, for messages: "subscriber", "worker".
+    role: &'static str,
 }
 
 impl Workers {
-    /// Starts one process per spec; `inherit` is the fd that child alone keeps across exec.
-    pub(crate) fn spawn(launcher: &WorkerLauncher, specs: Vec<(WorkerSpec, Option<RawFd>)>) -> Result<Workers> {
-        let mut workers = Workers { children: Vec::with_capacity(specs.len()) };
-        for (spec, inherit) in specs {
+    /// Starts one process per launch.
+    pub(crate) fn spawn(launcher: &WorkerLauncher, role: &'static str, launches: Vec<Launch>) -> Result<Workers> {
+        let mut workers = Workers { children: Vec::with_capacity(launches.len()), role };
+        for (i, launch) in launches.into_iter().enumerate() {
             let mut cmd = Command::new(&launcher.program);
-            cmd.args(&launcher.args)
-                .arg(serde_json::to_string(&spec)?)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped());
-            if let Some(fd) = inherit {
+            cmd.args(&launcher.args).arg(launch.arg).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+            if !launch.inherit.is_empty() {
+                let fds = launch.inherit;
                 // SAFETY: runs in the child between fork and exec; fcntl is async-signal-safe
-                // and the closure neither allocates nor takes locks.
+                // and the closure neither allocates nor takes locks (it only reads `fds`).
                 unsafe {
-                    cmd.pre_exec(move || match libc::fcntl(fd, libc::F_SETFD, 0) {
-                        -1 => Err(std::io::Error::last_os_error()),
-                        _ => Ok(()),
+                    cmd.pre_exec(move || {
+                        for &fd in &fds {
+                            if libc::fcntl(fd, libc::F_SETFD, 0) == -1 {
+                                return Err(std::io::Error::last_os_error());
+                            }
+                        }
+                        Ok(())
                     })
                 };
             }
-            let child = cmd.spawn().with_context(|| {
-                format!("cannot start subscriber process {} ({})", spec.index, launcher.program.display())
-            })?;
+            let child = cmd
+                .spawn()
+                .with_context(|| format!("cannot start {role} process {i} ({})", launcher.program.display()))?;
             workers.children.push(Some(child));
         }
         Ok(workers)
     }
 
-    /// Fails if a subscriber process exited before it was meant to.
+    /// Fails if a process exited before it was meant to.
     fn check_alive(&mut self) -> Result<()> {
         for (i, slot) in self.children.iter_mut().enumerate() {
             if let Some(child) = slot {
                 if let Some(status) = child.try_wait()? {
                     let why = stderr_of(child);
                     *slot = None;
-                    bail!("subscriber process {i} exited early ({status}): {why}");
+                    bail!("{} process {i} exited early ({status}): {why}", self.role);
                 }
             }
         }
         Ok(())
     }
 
-    /// Waits until all `n` subscribers announced readiness and `settled()` holds.
+    /// Waits until `ready()` reaches `n` and `settled()` holds; `hint` ends the message
+    /// when they take longer than `limit`.
     pub(crate) fn wait_ready(
         &mut self,
-        results: &ResultsFile,
+        ready: &dyn Fn() -> u64,
         n: u64,
         settled: &dyn Fn() -> bool,
         limit: Duration,
+        hint: &str,
     ) -> Result<()> {
         let start = Instant::now();
         let mut polls = 0u64;
         loop {
-            let ready = results.ready();
+            let ready = ready();
             if ready >= n && settled() {
                 return Ok(());
             }
@@ -83,8 +97,8 @@ impl Workers {
             if start.elapsed() > limit {
                 let what = if ready < n { "announced they were ready" } else { "were asleep waiting for data" };
                 bail!(
-                    "only {ready} of {n} subscriber processes {what} after {limit:?}; \
-                     the machine may be overloaded: try fewer --subs or --topics"
+                    "only {ready} of {n} {} processes {what} after {limit:?}; the machine may be overloaded: {hint}",
+                    self.role
                 );
             }
             polls += 1;
@@ -92,42 +106,46 @@ impl Workers {
         }
     }
 
-    /// Waits (at most `limit`) for every subscriber to exit, and fails if one failed.
-    pub(crate) fn wait_exit(&mut self, limit: Duration) -> Result<()> {
-        let start = Instant::now();
-        loop {
-            let mut running = 0;
-            for (i, slot) in self.children.iter_mut().enumerate() {
-                let Some(child) = slot else { continue };
-                match child.try_wait()? {
-                    None => running += 1,
-                    Some(status) => {
-                        let why = if status.success() { String::new() } else { stderr_of(child) };
-                        *slot = None;
-                        check_status(i, status, &why)?;
-                    }
+    /// Reaps the processes that exited, failing if one failed; returns how many still run.
+    pub(crate) fn reap_exited(&mut self) -> Result<usize> {
+        let mut running = 0;
+        for (i, slot) in self.children.iter_mut().enumerate() {
+            let Some(child) = slot else { continue };
+            match child.try_wait()? {
+                None => running += 1,
+                Some(status) => {
+                    let why = if status.success() { String::new() } else { stderr_of(child) };
+                    *slot = None;
+                    check_status(self.role, i, status, &why)?;
                 }
             }
+        }
+        Ok(running)
+    }
+
+    /// Waits (at most `limit`) for every process to exit, and fails if one failed; `hint`
+    /// says what a timeout means.
+    pub(crate) fn wait_exit(&mut self, limit: Duration, hint: &str) -> Result<()> {
+        let start = Instant::now();
+        loop {
+            let running = self.reap_exited()?;
             if running == 0 {
                 return Ok(());
             }
             interrupt::check()?;
             if start.elapsed() > limit {
-                bail!(
-                    "{running} subscriber processes had not received the last message {limit:?} after it was \
-                     published; some messages were lost, or the machine is overloaded (try a lower --rate)"
-                );
+                bail!("{running} {} processes were still running {limit:?} after the end: {hint}", self.role);
             }
             std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
 
-fn check_status(i: usize, status: ExitStatus, why: &str) -> Result<()> {
+fn check_status(role: &str, i: usize, status: ExitStatus, why: &str) -> Result<()> {
     if status.success() {
         Ok(())
     } else {
-        bail!("subscriber process {i} failed ({status}): {why}")
+        bail!("{role} process {i} failed ({status}): {why}")
     }
 }
 

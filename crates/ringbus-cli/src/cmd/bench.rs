@@ -1,9 +1,12 @@
 //! `ringbus bench`: the group of benchmarks.
 
 use super::bench_fanout::FanoutArgs;
+use super::bench_tokens::TokensArgs;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  ringbus bench fanout --quick --json fanout.json --plot fanout.svg")]
+#[command(after_help = "Examples:\n  \
+    ringbus bench fanout --quick --json fanout.json --plot fanout.svg\n  \
+    ringbus bench tokens --quick --json tokens.json --plot tokens.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -14,12 +17,16 @@ enum Which {
     /// Publish and end-to-end latency vs number of subscriber processes, ringbus vs baselines.
     #[command(long_about = super::bench_fanout::LONG_ABOUT)]
     Fanout(FanoutArgs),
+    /// Job tokens for P worker processes: make's jobserver pipe vs ringbus Semaphore (CPU, wall, switches).
+    #[command(long_about = super::bench_tokens::LONG_ABOUT)]
+    Tokens(TokensArgs),
 }
 
 impl BenchArgs {
     pub fn run(self) -> anyhow::Result<()> {
         match self.which {
             Which::Fanout(args) => args.run(),
+            Which::Tokens(args) => args.run(),
         }
     }
 }

@@ -1,5 +1,5 @@
-//! `ringbus bench-worker SPEC` (hidden): one subscriber process of a benchmark. The bench
-//! re-executes this binary with it; the spec says where to listen and where to record.
+//! `ringbus bench-worker SPEC` (hidden): one worker process of a benchmark. The bench
+//! re-executes this binary with it; the spec says what to do and where to record.
 
 #[derive(Debug, clap::Args)]
 pub struct BenchWorkerArgs {

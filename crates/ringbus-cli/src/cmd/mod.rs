@@ -2,13 +2,14 @@
 
 mod bench;
 mod bench_fanout;
+mod bench_tokens;
 mod bench_worker;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
-    /// Internal: a subscriber process of `ringbus bench` (started by it, never by hand).
+    /// Internal: a worker process of `ringbus bench` (started by it, never by hand).
     #[command(hide = true)]
     BenchWorker(bench_worker::BenchWorkerArgs),
 }

@@ -1,0 +1,213 @@
+//! `ringbus bench tokens`: P worker processes share T job tokens through make's jobserver
+//! pipe and through a ringbus Semaphore, in the same run; a markdown table on stdout,
+//! optionally JSON and an SVG plot.
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use ringbus_bench::tokens::{self, report, Mechanism, Run, TokensConfig, MAX_TOKENS, MAX_WORKERS};
+use ringbus_bench::WorkerLauncher;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+pub const LONG_ABOUT: &str = "\
+The build-tool case: P worker processes (this binary re-executed) share T job tokens and
+together run J short jobs; a worker claims a job, takes a token, runs the job (a CPU-bound
+spin of --job-us on the monotonic clock, like compiling a tiny file) and gives the token
+back, until all J jobs are claimed. Both mechanisms run in the same invocation:
+
+  pipe       GNU make's jobserver: one pipe pre-filled with T bytes, inherited by every
+             worker; the read side is O_NONBLOCK; take = poll(POLLIN) then read 1 byte
+             (EAGAIN: another worker won the race, poll again); give = write the byte back.
+             Every write wakes every poller: the thundering herd.
+  semaphore  ringbus::Semaphore: take = wait() (FUTEX_WAIT), give = post() (FUTEX_WAKE of
+             exactly one sleeper, no system call when nobody sleeps).
+
+Measured per run: wall time from the start signal (all workers released by one latch) to
+the last worker leaving its loop, on CLOCK_MONOTONIC; the workers' user and system CPU time
+and voluntary + involuntary context switches from getrusage(RUSAGE_SELF), taken by each
+worker right after the start and right after its loop and summed, so process start-up and
+exit count for neither mechanism. The kernel keeps total CPU time exactly but splits it into
+user and system time by sampling timer ticks, so the split is an estimate over many ticks;
+use more --jobs (or --repeat) for steadier figures. Semaphore rows also give the futex wake
+calls made by post() and the sleepers they woke (woken <= wake calls: no herd); pipe rows
+give the reads that lost the race (failed takes).
+
+Every run is checked: exactly J jobs ran, every token came back, and no more than T workers
+ever held a token at once. Rows are per (workers, mechanism), the median of --repeat runs,
+with semaphore / pipe ratios of system CPU and wall time per worker count.
+
+Files: a fresh directory ringbus-bench-* under $RINGBUS_ROOT if set, else under /dev/shm,
+removed at the end (also on error or Ctrl-C; one left by a killed run is removed by the next).";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ringbus bench tokens --quick
+  ringbus bench tokens                                  # 8, 16, 32 workers, 2 tokens, 20000 jobs of 50 µs, 3 runs
+  ringbus bench tokens --workers 16 --tokens 4 --jobs 20000 --repeat 3 --json tokens.json --plot tokens.svg";
+
+/// Default jobs per run: about half a second of jobs on two tokens, some hundred timer
+/// ticks per run, which the user/system split is sampled from.
+const JOBS: u64 = 20_000;
+const REPEAT: u32 = 3;
+/// Quick mode: the whole sweep in about a second.
+const QUICK_WORKERS: [u32; 2] = [8, 16];
+const QUICK_JOBS: u64 = 400;
+
+fn parse_workers(s: &str) -> Result<u32, String> {
+    let n: u32 = s.trim().parse().map_err(|_| format!("worker count {s:?} is not a number"))?;
+    if !(1..=MAX_WORKERS).contains(&n) {
+        return Err(format!("worker count {n}: must be 1 to {MAX_WORKERS}"));
+    }
+    Ok(n)
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct TokensArgs {
+    /// Worker process counts to sweep, comma-separated, each 1 to 1024 [default: 8,16,32; --quick: 8,16]. Example: --workers 8,64
+    #[arg(long, value_name = "P,..", value_delimiter = ',', value_parser = parse_workers)]
+    workers: Vec<u32>,
+
+    /// Tokens shared by the workers (jobs running at once), 1 to 4096. Example: --tokens 4
+    #[arg(long, value_name = "T", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=MAX_TOKENS as i64))]
+    tokens: u32,
+
+    /// Jobs per run, shared by its workers [default: 20000; --quick: 400]. Example: --jobs 50000
+    #[arg(long, value_name = "J")]
+    jobs: Option<u64>,
+
+    /// Length of one job in microseconds (a CPU-bound spin; 0: the protocol alone). Example: --job-us 200
+    #[arg(long, value_name = "US", default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    job_us: u64,
+
+    /// Runs of each (workers, mechanism), 1 to 100; rows report the median [default: 3; --quick: 1]. Example: --repeat 5
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    repeat: Option<u32>,
+
+    /// Mechanisms to measure, comma-separated (see above). Example: --mechanisms semaphore
+    #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "pipe,semaphore")]
+    mechanisms: Vec<Mechanism>,
+
+    /// Also write the rows as a JSON array to FILE. Example: --json tokens.json
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Also draw system CPU, wall time and context switches per job vs workers as SVG. Example: --plot tokens.svg
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+
+    /// 8 and 16 workers, 400 jobs, one run each (unless --workers, --jobs or --repeat say otherwise):
+    /// about a second; too short for steady CPU figures, enough to check it all works. Example: --quick
+    #[arg(long)]
+    quick: bool,
+}
+
+/// Where the run directory goes: `$RINGBUS_ROOT` (created and checked like a ringbus
+/// root) if set, else `/dev/shm`.
+fn run_parent() -> Result<PathBuf> {
+    match std::env::var_os(ringbus::ROOT_ENV).filter(|p| !p.is_empty()) {
+        Some(p) => {
+            let root = ringbus::Root::open(PathBuf::from(p))?;
+            Ok(root.path().to_path_buf())
+        }
+        None => Ok(PathBuf::from("/dev/shm")),
+    }
+}
+
+impl TokensArgs {
+    fn config(&self) -> Result<TokensConfig> {
+        let workers = match (&self.workers[..], self.quick) {
+            ([], true) => QUICK_WORKERS.to_vec(),
+            ([], false) => vec![8, 16, 32],
+            (given, _) => dedup(given),
+        };
+        let jobs = self.jobs.unwrap_or(if self.quick { QUICK_JOBS } else { JOBS });
+        if !(1..=100_000_000).contains(&jobs) {
+            bail!("--jobs {jobs}: must be 1 to 100000000");
+        }
+        let program = std::env::current_exe().context("cannot find this executable to start worker processes")?;
+        Ok(TokensConfig {
+            workers,
+            mechanisms: dedup(&self.mechanisms),
+            tokens: self.tokens,
+            jobs,
+            job_us: self.job_us,
+            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            dir: run_parent()?,
+            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+        })
+    }
+
+    pub fn run(self) -> Result<()> {
+        let config = self.config()?;
+        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+        let mut bar = Bar::new(tokens::plan(&config).len());
+        let rows = tokens::run(&config, &mut bar);
+        bar.bar.finish_and_clear();
+        let rows = rows?;
+        println!("## ringbus bench tokens\n");
+        println!("- machine: {}", ringbus_bench::report::Machine::this());
+        println!("- command: `{}`", ringbus_bench::report::command_line());
+        println!(
+            "- {} jobs of {} µs per run, {} tokens; CPU and context switches summed over the workers; \
+             median of {} run(s)",
+            config.jobs, config.job_us, config.tokens, config.repeat
+        );
+        println!(
+            "- user/system split: sampled by the kernel from timer ticks (their sum is exact); \
+             wall: start signal to the last worker's end of loop\n"
+        );
+        print!("{}", report::markdown(&rows));
+        if rows.iter().any(|r| r.sys_cpu_vs_pipe.is_some()) {
+            println!();
+            print!("{}", report::ratios(&rows));
+        }
+        if let Some(path) = &self.json {
+            report::write_json(&rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.plot {
+            tokens::plot::draw(&rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// `v` without repeats, in its order.
+fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for &x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// The progress bar on stderr (hidden when stderr is not a terminal).
+struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    fn new(runs: usize) -> Bar {
+        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(runs as u64) } else { ProgressBar::hidden() };
+        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> ");
+        bar.set_style(style);
+        Bar { bar }
+    }
+}
+
+impl tokens::Progress for Bar {
+    fn run(&mut self, index: usize, _total: usize, run: &Run) {
+        self.bar.set_position(index as u64);
+        self.bar.set_message(run.to_string());
+    }
+
+    fn note(&mut self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}
