@@ -11,6 +11,9 @@
 //! make's jobserver pipe and through [`ringbus::Semaphore`], in the same run; it reports
 //! wall time, the workers' CPU time and context switches per job.
 //!
+//! [`wake`] measures what multiplexing costs: wake latency p50/p99 and waiter CPU per
+//! wake for each [`ringbus::WaitSet`] backend, in the same run.
+//!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
 //! which must hand its argument to [`worker::run`].
 //!
@@ -24,6 +27,7 @@ pub mod plot;
 pub mod report;
 pub mod stats;
 pub mod tokens;
+pub mod wake;
 pub mod worker;
 
 mod results;

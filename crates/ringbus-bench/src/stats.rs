@@ -39,11 +39,11 @@ pub struct Row {
 }
 
 /// Latencies from 1 ns to 1 hour at 3 significant digits; longer ones saturate.
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds and precision")
 }
 
-fn us(h: &Histogram<u64>, q: f64) -> f64 {
+pub(crate) fn us(h: &Histogram<u64>, q: f64) -> f64 {
     if h.is_empty() {
         f64::NAN
     } else {

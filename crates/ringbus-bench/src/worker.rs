@@ -19,6 +19,8 @@ pub(crate) enum WorkerJob {
     Fanout(WorkerSpec),
     /// A token worker of `ringbus bench tokens`.
     Tokens(crate::tokens::worker::TokensWorkerSpec),
+    /// The waiter of `ringbus bench wake`.
+    Wake(crate::wake::waiter::WakeWorkerSpec),
 }
 
 /// Everything one subscriber process needs.
@@ -60,6 +62,7 @@ pub fn run(spec: &str) -> Result<()> {
     match job {
         WorkerJob::Fanout(spec) => run_subscriber(&spec),
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
+        WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
     }
 }
 

@@ -16,7 +16,8 @@ use std::process::ExitCode;
         ringbus bench fanout --quick                 # every transport, 1..128 subscribers, in under a minute\n  \
         ringbus bench fanout --subs 16 --size 64,1MiB --json out.json --plot out.svg\n  \
         ringbus bench fanout --help                  # every option of the fan-out benchmark\n  \
-        ringbus bench tokens --quick                 # make's jobserver pipe vs ringbus Semaphore, 8 and 16 workers"
+        ringbus bench tokens --quick                 # make's jobserver pipe vs ringbus Semaphore, 8 and 16 workers\n  \
+        ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -2,11 +2,13 @@
 
 use super::bench_fanout::FanoutArgs;
 use super::bench_tokens::TokensArgs;
+use super::bench_wake::WakeArgs;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     ringbus bench fanout --quick --json fanout.json --plot fanout.svg\n  \
-    ringbus bench tokens --quick --json tokens.json --plot tokens.svg")]
+    ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
+    ringbus bench wake --quick --json wake.json --plot wake.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -20,6 +22,9 @@ enum Which {
     /// Job tokens for P worker processes: make's jobserver pipe vs ringbus Semaphore (CPU, wall, switches).
     #[command(long_about = super::bench_tokens::LONG_ABOUT)]
     Tokens(TokensArgs),
+    /// Wake latency p50/p99 and waiter CPU per wake for each WaitSet backend (futex, futex_waitv, io_uring, epoll).
+    #[command(long_about = super::bench_wake::LONG_ABOUT)]
+    Wake(WakeArgs),
 }
 
 impl BenchArgs {
@@ -27,6 +32,7 @@ impl BenchArgs {
         match self.which {
             Which::Fanout(args) => args.run(),
             Which::Tokens(args) => args.run(),
+            Which::Wake(args) => args.run(),
         }
     }
 }

@@ -1,0 +1,217 @@
+//! The wake-latency benchmark: what multiplexing costs. One waiter process per backend
+//! (this binary re-executed) sleeps in a [`ringbus::WaitSet`]; the bench process wakes the
+//! waiters in turn through shared-memory words, `--count` times each, one wake every
+//! `1/--rate` s, and each waiter records how long each wake took to reach it. Taking turns
+//! wake by wake (rather than backend after backend) puts every backend through the same
+//! spells of a noisy machine.
+//!
+//! Rows, in the same run:
+//!
+//! ```text
+//! futex        1 word                         FUTEX_WAIT
+//! futex_waitv  8 words, a different one woken each time (round-robin)
+//! io_uring     1 word + a bound UDP socket that never receives (FUTEX_WAITV + POLL_ADD)
+//! epoll        the same sources, epoll backend (helper thread in futex_waitv → eventfd)
+//! ```
+//!
+//! One wake, after the waiter was seen asleep in the kernel (its flag on the board, then
+//! `S` in `/proc/<pid>/stat`):
+//!
+//! ```text
+//! bench:  t0 = monotonic_ns(); board.t0 = t0; word += 1 (Release); ringbus::wake(word, 1)
+//! waiter: wait() returns the Word event; latency = monotonic_ns() - board.t0
+//! ```
+//!
+//! so a latency is the whole path a user sees: the wake system call, the scheduler, the
+//! backend's return path and the wait set's bookkeeping. Waiter CPU per wake is its
+//! `getrusage(RUSAGE_SELF)` user + system time (all its threads) over the measured wakes,
+//! divided by their number.
+
+mod board;
+pub mod plot;
+pub mod report;
+mod scenario;
+pub(crate) mod waiter;
+
+use crate::config::WorkerLauncher;
+use crate::interrupt;
+use crate::rundir::RunDir;
+use anyhow::Result;
+use ringbus::waitset::Backend;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// Most measured (or warm-up) wakes per backend: the board holds one slot per wake.
+pub const MAX_COUNT: u64 = 1_000_000;
+/// Words the futex_waitv row attaches.
+pub const WAITV_WORDS: usize = 8;
+
+/// One row: a wait-set backend with its sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WakeBackend {
+    /// One word, plain `FUTEX_WAIT`: the baseline.
+    Futex,
+    /// Eight words through `futex_waitv`.
+    FutexWaitv,
+    /// One word and a socket, io_uring.
+    IoUring,
+    /// One word and a socket, epoll.
+    Epoll,
+}
+
+impl WakeBackend {
+    pub const ALL: [WakeBackend; 4] =
+        [WakeBackend::Futex, WakeBackend::FutexWaitv, WakeBackend::IoUring, WakeBackend::Epoll];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WakeBackend::Futex => "futex",
+            WakeBackend::FutexWaitv => "futex_waitv",
+            WakeBackend::IoUring => "io_uring",
+            WakeBackend::Epoll => "epoll",
+        }
+    }
+
+    /// The wait-set backend this row forces.
+    pub fn backend(self) -> Backend {
+        match self {
+            WakeBackend::Futex | WakeBackend::FutexWaitv => Backend::Futex,
+            WakeBackend::IoUring => Backend::IoUring,
+            WakeBackend::Epoll => Backend::Epoll,
+        }
+    }
+
+    /// Shared-memory words the waiter attaches.
+    pub fn words(self) -> usize {
+        match self {
+            WakeBackend::FutexWaitv => WAITV_WORDS,
+            _ => 1,
+        }
+    }
+
+    /// Fds the waiter attaches (a UDP socket that never receives).
+    pub fn fds(self) -> usize {
+        match self {
+            WakeBackend::IoUring | WakeBackend::Epoll => 1,
+            _ => 0,
+        }
+    }
+}
+
+impl fmt::Display for WakeBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for WakeBackend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<WakeBackend, String> {
+        WakeBackend::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
+            let names: Vec<_> = WakeBackend::ALL.iter().map(|b| b.name()).collect();
+            format!("unknown backend {s:?}; choose from {}", names.join(", "))
+        })
+    }
+}
+
+/// A whole wake run.
+#[derive(Debug, Clone)]
+pub struct WakeConfig {
+    pub backends: Vec<WakeBackend>,
+    /// Measured wakes per backend.
+    pub count: u64,
+    /// Unmeasured wakes first (page faults, cold caches, the first arming).
+    pub warmup: u64,
+    /// Wakes per second over all backends (they take turns).
+    pub rate_hz: f64,
+    /// Pins the bench (the waker) and the waiter to these CPUs; `None`: the scheduler
+    /// places them, and whether a wake crosses CPUs varies from run to run.
+    pub cpus: Option<(u32, u32)>,
+    /// Where the run directory is created (tmpfs).
+    pub dir: PathBuf,
+    pub worker: WorkerLauncher,
+}
+
+/// One measured backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct WakeRow {
+    pub backend: WakeBackend,
+    pub words: u32,
+    pub fds: u32,
+    /// Measured wakes (warm-up excluded).
+    pub wakes: u64,
+    /// Wakes per second over all backends of the run.
+    pub rate_hz: f64,
+    pub wake_p50_us: f64,
+    pub wake_p99_us: f64,
+    /// This row's p50 divided by the futex row's of the same run.
+    pub p50_vs_futex: Option<f64>,
+    /// The waiter's user + system CPU over the measured wakes, per wake.
+    pub waiter_cpu_us_per_wake: f64,
+    /// Measured wakes sent although the waiter was not seen asleep in the kernel in time.
+    pub wakes_not_asleep: u64,
+    /// The CPUs the waker and the waiter were pinned to, if they were.
+    pub waker_cpu: Option<u32>,
+    pub waiter_cpu: Option<u32>,
+}
+
+/// What the bench tells the user while it runs.
+pub trait Progress {
+    /// The waiters are ready; `wakes` wakes follow, over all backends.
+    fn start(&mut self, wakes: u64);
+    /// One wake was made.
+    fn tick(&mut self);
+    /// A warning, with the reason.
+    fn note(&mut self, text: &str);
+}
+
+/// What a run produced: the rows, and the backends this machine refused, with why.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub rows: Vec<WakeRow>,
+    pub skipped: Vec<(WakeBackend, String)>,
+}
+
+/// Measures every backend of `config` in turn, in a fresh run directory removed at the end.
+/// With `config.cpus`, the calling thread (the waker) stays pinned to its CPU afterwards.
+pub fn run(config: &WakeConfig, progress: &mut dyn Progress) -> Result<Outcome> {
+    let run_dir = RunDir::create(&config.dir, &mut |text| progress.note(text))?;
+    if let Some((waker, _)) = config.cpus {
+        waiter::pin_this_thread(waker)?;
+    }
+    let mut outcome = Outcome::default();
+    let mut backends = Vec::new();
+    for &backend in &config.backends {
+        match scenario::probe(backend) {
+            Ok(()) => backends.push(backend),
+            Err(why) => outcome.skipped.push((backend, why)),
+        }
+    }
+    interrupt::check()?;
+    if !backends.is_empty() {
+        outcome.rows = scenario::measure(&backends, config, &run_dir.path().join("run"), progress)?;
+    }
+    run_dir.close()?;
+    report::fill_ratios(&mut outcome.rows);
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_parse_by_name_and_say_what_they_attach() {
+        for b in WakeBackend::ALL {
+            assert_eq!(b.name().parse::<WakeBackend>(), Ok(b));
+            assert_eq!(serde_json::to_value(b).unwrap(), b.name());
+        }
+        assert!("uring".parse::<WakeBackend>().unwrap_err().contains("io_uring"));
+        let shape: Vec<_> = WakeBackend::ALL.iter().map(|b| (b.words(), b.fds())).collect();
+        assert_eq!(shape, [(1, 0), (8, 0), (1, 1), (1, 1)]);
+        assert_eq!(WakeBackend::Epoll.backend(), Backend::Epoll);
+    }
+}

@@ -1,0 +1,116 @@
+//! The wake bench's results: ratios against the futex row, a markdown table, the issue's
+//! target, and JSON.
+
+use super::{WakeBackend, WakeRow};
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Target: io_uring with an fd attached at most this many times plain futex's p50.
+pub const TARGET_IO_URING_P50_RATIO: f64 = 1.3;
+
+/// Fills every row's `p50_vs_futex` from the futex row of the same run, if there is one.
+pub fn fill_ratios(rows: &mut [WakeRow]) {
+    let Some(futex) = rows.iter().find(|r| r.backend == WakeBackend::Futex).map(|r| r.wake_p50_us) else {
+        return;
+    };
+    for r in rows.iter_mut() {
+        r.p50_vs_futex = Some(r.wake_p50_us / futex).filter(|v| v.is_finite());
+    }
+}
+
+fn num(v: f64) -> String {
+    match v {
+        v if v.is_nan() => "n/a".into(),
+        v if v >= 100.0 => format!("{v:.0}"),
+        v if v >= 10.0 => format!("{v:.1}"),
+        v => format!("{v:.2}"),
+    }
+}
+
+/// One row per backend.
+pub fn markdown(rows: &[WakeRow]) -> String {
+    let mut out = String::from(
+        "| backend | words | fds | wakes | wake p50 µs | wake p99 µs | p50 ÷ futex | waiter CPU µs/wake |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in rows {
+        let ratio = r.p50_vs_futex.map_or_else(String::new, |v| format!("{v:.2}×"));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {ratio} | {} |",
+            r.backend,
+            r.words,
+            r.fds,
+            r.wakes,
+            num(r.wake_p50_us),
+            num(r.wake_p99_us),
+            num(r.waiter_cpu_us_per_wake),
+        );
+    }
+    out
+}
+
+/// The issue's target, as measured: `None` without both an io_uring and a futex row.
+pub fn target(rows: &[WakeRow]) -> Option<String> {
+    let ratio = rows.iter().find(|r| r.backend == WakeBackend::IoUring)?.p50_vs_futex?;
+    let verdict = if ratio <= TARGET_IO_URING_P50_RATIO { "met" } else { "not met" };
+    Some(format!(
+        "target: io_uring (1 word + 1 fd) p50 ≤ {TARGET_IO_URING_P50_RATIO}× futex p50 — measured {ratio:.2}×: {verdict}"
+    ))
+}
+
+/// Remarks a reader needs: rows where some wakes found the waiter not (yet) asleep.
+pub fn notes(rows: &[WakeRow]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.wakes_not_asleep > 0)
+        .map(|r| {
+            format!(
+                "{}: {} of {} wakes were sent before the waiter was seen asleep in the kernel \
+                 (the machine was busy); those latencies may be shorter than a real wake's",
+                r.backend, r.wakes_not_asleep, r.wakes
+            )
+        })
+        .collect()
+}
+
+/// Writes the rows as a JSON array.
+pub fn write_json(rows: &[WakeRow], path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(rows)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(backend: WakeBackend, p50: f64) -> WakeRow {
+        WakeRow {
+            backend,
+            words: backend.words() as u32,
+            fds: backend.fds() as u32,
+            wakes: 10,
+            rate_hz: 1000.0,
+            wake_p50_us: p50,
+            wake_p99_us: p50 * 2.0,
+            p50_vs_futex: None,
+            waiter_cpu_us_per_wake: 3.0,
+            wakes_not_asleep: 0,
+            waker_cpu: None,
+            waiter_cpu: None,
+        }
+    }
+
+    #[test]
+    fn ratios_are_against_the_futex_row_and_the_target_reads_them() {
+        let mut rows = vec![row(WakeBackend::IoUring, 12.0), row(WakeBackend::Futex, 10.0)];
+        assert_eq!(target(&rows), None);
+        fill_ratios(&mut rows);
+        assert_eq!(rows[0].p50_vs_futex, Some(1.2));
+        assert!(target(&rows).unwrap().ends_with("1.20×: met"));
+        assert!(markdown(&rows).contains("| io_uring | 1 | 1 | 10 | 12.0 | 24.0 | 1.20× | 3.00 |"));
+        let mut alone = vec![row(WakeBackend::Epoll, 5.0)];
+        fill_ratios(&mut alone);
+        assert_eq!(alone[0].p50_vs_futex, None);
+    }
+}

@@ -1,0 +1,217 @@
+//! `ringbus bench wake`: wake latency and waiter CPU per wake for every WaitSet backend
+//! in the same run; a markdown table on stdout, optionally JSON and an SVG plot.
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use ringbus_bench::wake::{self, plot, report, WakeBackend, WakeConfig, MAX_COUNT};
+use ringbus_bench::WorkerLauncher;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+pub const LONG_ABOUT: &str = "\
+What multiplexing costs: how long a wake takes to reach a process asleep in a ringbus
+WaitSet, and how much CPU the sleeper spends per wake, for each backend in the same run.
+One waiter process per backend (this binary re-executed) sleeps in WaitSet::wait; this
+process wakes the waiters in turn, one wake every 1/--rate s (slow enough that each is
+asleep every time), until each had --count measured wakes. Taking turns wake by wake puts
+every backend through the same spells of a noisy machine.
+
+  futex        1 shared-memory word; the wait is a plain FUTEX_WAIT (the baseline)
+  futex_waitv  8 words, one futex_waitv over all of them; each wake changes a different
+               word, round-robin
+  io_uring     1 word plus a UDP socket bound on 127.0.0.1 that never receives, attached
+               readable: FUTEX_WAITV and POLL_ADD in one ring
+  epoll        the same word and socket on the epoll backend: a helper thread sleeps in
+               futex_waitv and signals an eventfd the waiter's epoll_wait watches
+
+One wake: the waiter marks itself asleep on a shared board and this process waits until
+/proc shows it sleeping in the kernel; then t0 = CLOCK_MONOTONIC, t0 is stored next to the
+word, the word is changed (Release) and ringbus::wake(word, 1) is called. The waiter's
+latency is its CLOCK_MONOTONIC when wait() has returned the word's event, minus t0: the
+wake system call, the scheduler, the backend's return path and the wait set's bookkeeping.
+Waiter CPU per wake is getrusage(RUSAGE_SELF) user + system time (every thread of the
+waiter, the epoll helper included) over the measured wakes, divided by their number.
+Each waiter first gets --warmup unmeasured wakes. Ratios: each p50 / the futex p50; the
+target is io_uring (with its fd) within 1.3x of futex at p50.
+
+Placement matters as much as the backend: a wake that crosses CPUs (to an idle one, in a
+VM an IPI to a halted vCPU) costs several times one that stays on the waker's CPU, and
+unpinned, the scheduler decides that differently from run to run. --cpus W,S pins this
+process (the waker) to CPU W and the waiter (with any thread its wait set starts) to S:
+--cpus 0,1 measures cross-CPU wakes, --cpus 0,0 same-CPU ones.
+
+A backend this machine refuses (io_uring under seccomp or kernel.io_uring_disabled) is
+reported as skipped. Files: a fresh directory ringbus-bench-* under $RINGBUS_ROOT if set,
+else under /dev/shm, removed at the end (also on error or Ctrl-C; one left by a killed run
+is removed by the next).";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ringbus bench wake                     # 4 backends, 2000 wakes each, 1000 wakes/s in all (about 9 s)
+  ringbus bench wake --quick
+  ringbus bench wake --cpus 0,1          # waker on CPU 0, waiter on CPU 1: every wake crosses CPUs
+  ringbus bench wake --backends futex,io_uring --count 5000 --json wake.json --plot wake.svg";
+
+/// Quick mode: enough wakes for a stable median, the four backends in about 1.5 seconds.
+const QUICK_COUNT: u64 = 300;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct WakeArgs {
+    /// Backends to measure, comma-separated (see above). Example: --backends futex,io_uring
+    #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "futex,futex_waitv,io_uring,epoll")]
+    backends: Vec<WakeBackend>,
+
+    /// Measured wakes per backend, 1 to 1000000 [default: 2000, --quick: 300]. Example: --count 5000
+    #[arg(long, value_name = "N")]
+    count: Option<u64>,
+
+    /// Wakes per second over all backends (they take turns), 1 to 10000; low enough that each waiter sleeps. Example: --rate 500
+    #[arg(long, value_name = "HZ", default_value_t = 1000.0)]
+    rate: f64,
+
+    /// Unmeasured wakes first in each backend (page faults, cold caches), up to 100000. Example: --warmup 100
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    warmup: u64,
+
+    /// Pin the waker (this process) to CPU W and the waiter to CPU S [default: unpinned]. Example: --cpus 0,1
+    #[arg(long, value_name = "W,S", value_parser = parse_cpus)]
+    cpus: Option<(u32, u32)>,
+
+    /// Also write the rows as a JSON array to FILE. Example: --json wake.json
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+
+    /// Also draw wake latency p50 and p99 per backend as an SVG bar chart. Example: --plot wake.svg
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+
+    /// 300 wakes per backend (unless --count says otherwise): about 1.5 seconds. Example: --quick
+    #[arg(long)]
+    quick: bool,
+}
+
+/// Parses `W,S`: two CPU numbers.
+fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parse = |t: &str| -> Result<u32, String> {
+        let cpu: u32 = t.trim().parse().map_err(|_| format!("--cpus {s:?}: expected two CPU numbers, e.g. 0,1"))?;
+        if cpu as usize >= cpus {
+            return Err(format!("--cpus {s:?}: CPU {cpu} does not exist; this machine has CPUs 0 to {}", cpus - 1));
+        }
+        Ok(cpu)
+    };
+    let (w, sl) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected W,S, e.g. 0,1"))?;
+    Ok((parse(w)?, parse(sl)?))
+}
+
+/// Where the run directory goes: `$RINGBUS_ROOT` (created and checked like a ringbus
+/// root) if set, else `/dev/shm`. (The same rule as `bench tokens`.)
+fn run_parent() -> Result<PathBuf> {
+    match std::env::var_os(ringbus::ROOT_ENV).filter(|p| !p.is_empty()) {
+        Some(p) => Ok(ringbus::Root::open(PathBuf::from(p))?.path().to_path_buf()),
+        None => Ok(PathBuf::from("/dev/shm")),
+    }
+}
+
+impl WakeArgs {
+    fn config(&self) -> Result<WakeConfig> {
+        if !(self.rate.is_finite() && (1.0..=10_000.0).contains(&self.rate)) {
+            bail!("--rate {}: must be 1 to 10000 Hz", self.rate);
+        }
+        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 2000 });
+        if !(1..=MAX_COUNT).contains(&count) {
+            bail!("--count {count}: must be 1 to {MAX_COUNT}");
+        }
+        if self.warmup > 100_000 {
+            bail!("--warmup {}: must be at most 100000", self.warmup);
+        }
+        let mut backends = Vec::new();
+        for &b in &self.backends {
+            if !backends.contains(&b) {
+                backends.push(b);
+            }
+        }
+        let program = std::env::current_exe().context("cannot find this executable to start the waiter process")?;
+        Ok(WakeConfig {
+            backends,
+            count,
+            warmup: self.warmup,
+            rate_hz: self.rate,
+            cpus: self.cpus,
+            dir: run_parent()?,
+            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+        })
+    }
+
+    pub fn run(self) -> Result<()> {
+        let config = self.config()?;
+        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+        let mut bar = Bar::new();
+        let outcome = wake::run(&config, &mut bar);
+        bar.bar.finish_and_clear();
+        let outcome = outcome?;
+        println!("## ringbus bench wake\n");
+        println!("- machine: {}", ringbus_bench::report::Machine::this());
+        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let placement = match config.cpus {
+            Some((w, s)) => format!("waker pinned to CPU {w}, waiter to CPU {s}"),
+            None => "waker and waiter unpinned".into(),
+        };
+        println!(
+            "- {} measured wakes per backend after {} warm-up, the backends taking turns at {} wakes/s in all, \
+             each waiter asleep in the kernel before its wake; {placement}; times in µs; ratio: p50 ÷ futex p50\n",
+            config.count, config.warmup, config.rate_hz
+        );
+        print!("{}", report::markdown(&outcome.rows));
+        if let Some(target) = report::target(&outcome.rows) {
+            println!("\n{target}");
+        }
+        for note in report::notes(&outcome.rows) {
+            println!("\nnote: {note}");
+        }
+        for (b, why) in &outcome.skipped {
+            println!("\nskipped {b}: {why}");
+        }
+        if let Some(path) = &self.json {
+            report::write_json(&outcome.rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.plot {
+            plot::draw(&outcome.rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+/// The progress bar on stderr (hidden when stderr is not a terminal).
+struct Bar {
+    bar: ProgressBar,
+}
+
+impl Bar {
+    fn new() -> Bar {
+        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
+        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
+            .expect("a valid template")
+            .progress_chars("=> ");
+        bar.set_style(style);
+        Bar { bar }
+    }
+}
+
+impl wake::Progress for Bar {
+    fn start(&mut self, wakes: u64) {
+        self.bar.set_length(wakes);
+        self.bar.set_message("wakes");
+    }
+
+    fn tick(&mut self) {
+        self.bar.inc(1);
+    }
+
+    fn note(&mut self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}
