@@ -89,7 +89,12 @@ impl Ring {
     /// Sets up a ring, or fails if the kernel refuses io_uring (`ENOSYS`, `EPERM` from
     /// `io_uring_disabled` or seccomp) or lacks what ringbus uses (`Unsupported`).
     pub fn new() -> io::Result<Ring> {
-        let ring = IoUring::builder().setup_submit_all().build(RING_ENTRIES)?;
+        // COOP_TASKRUN: completions are posted when the waiter next enters the kernel (it
+        // sleeps in io_uring_enter, so at once) instead of through an interrupt to it —
+        // measured with `ringbus bench wake`: io_uring p50 ÷ futex 1.11–1.23× with it,
+        // 1.18–1.66× without (BENCHMARKS.md). Not DEFER_TASKRUN: that ring's fd never
+        // becomes readable, and `as_raw_fd` hands it out.
+        let ring = IoUring::builder().setup_submit_all().setup_coop_taskrun().build(RING_ENTRIES)?;
         if !ring.params().is_feature_ext_arg() {
             return Err(unsupported("IORING_FEAT_EXT_ARG (timed waits, Linux 5.11)"));
         }
