@@ -1,45 +1,15 @@
 //! Runs the built `ringbus` binary on a tiny fan-out and checks what it reports: every
 //! row, every message, and the exact system calls per publish. Behaviour only, no timing.
 
+mod common;
+
+use common::*;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The bench must finish within this, or the test fails (instead of hanging CI).
 const WATCHDOG: Duration = Duration::from_secs(120);
-
-struct Run {
-    status: std::process::ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `ringbus args...` with stdout/stderr in files, killing it after `WATCHDOG`.
-fn ringbus(args: &[&str], scratch: &tempfile::TempDir) -> Run {
-    let out = scratch.path().join("stdout");
-    let err = scratch.path().join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("start the ringbus binary");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("watchdog: `ringbus {}` still running after {WATCHDOG:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run { status, stdout: std::fs::read_to_string(out).unwrap(), stderr: std::fs::read_to_string(err).unwrap() }
-}
 
 fn row<'a>(rows: &'a [Value], transport: &str) -> &'a Value {
     let found: Vec<&Value> = rows.iter().filter(|r| r["transport"] == transport).collect();
@@ -67,7 +37,7 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         "--json",
         json.to_str().unwrap(),
     ];
-    let run = ringbus(&args, &scratch);
+    let run = ringbus(&args, None, &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     assert!(run.stdout.contains("| ringbus | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
 
@@ -114,10 +84,10 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
 #[test]
 fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let scratch = tempfile::tempdir().unwrap();
-    let run = ringbus(&["bench", "fanout", "--size", "1MB"], &scratch);
+    let run = ringbus(&["bench", "fanout", "--size", "1MB"], None, &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("1MiB"), "{}", run.stderr);
-    let run = ringbus(&["bench", "fanout", "--transports", "tcp"], &scratch);
+    let run = ringbus(&["bench", "fanout", "--transports", "tcp"], None, &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("ringbus-polling"), "{}", run.stderr);
 }

@@ -2,55 +2,14 @@
 //! for both mechanisms and every worker count, exactly the jobs asked for, no herd from the
 //! semaphore, and nothing left in the root. Behaviour only, no timing.
 
+mod common;
+
+use common::*;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The bench must finish within this, or the test fails (instead of hanging CI).
 const WATCHDOG: Duration = Duration::from_secs(180);
-
-struct Run {
-    status: std::process::ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `ringbus args...` with `RINGBUS_ROOT=root`, output in files, killed after `WATCHDOG`.
-fn ringbus(args: &[&str], root: &Path, scratch: &tempfile::TempDir) -> Run {
-    let out = scratch.path().join("stdout");
-    let err = scratch.path().join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus"))
-        .args(args)
-        .env("RINGBUS_ROOT", root)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("start the ringbus binary");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("watchdog: `ringbus {}` still running after {WATCHDOG:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run { status, stdout: std::fs::read_to_string(out).unwrap(), stderr: std::fs::read_to_string(err).unwrap() }
-}
-
-/// A fresh root on tmpfs, as the bench's runs need.
-fn root() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm").expect("tmpfs at /dev/shm")
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
-}
 
 #[test]
 fn a_quick_token_run_reports_both_mechanisms_exact_jobs_and_leaves_nothing() {
@@ -58,7 +17,7 @@ fn a_quick_token_run_reports_both_mechanisms_exact_jobs_and_leaves_nothing() {
     let json = scratch.path().join("tokens.json");
     let plot = scratch.path().join("tokens.svg");
     let args = ["bench", "tokens", "--quick", "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap()];
-    let run = ringbus(&args, root.path(), &scratch);
+    let run = ringbus(&args, Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     assert!(run.stdout.contains("| 16 | 2 | semaphore | 400 |"), "markdown table:\n{}", run.stdout);
     assert!(run.stdout.contains("sys CPU semaphore ÷ pipe"), "ratio table:\n{}", run.stdout);
@@ -97,7 +56,8 @@ fn jobs_are_counted_exactly_whatever_the_split() {
     let json = scratch.path().join("tokens.json");
     let args =
         ["bench", "tokens", "--workers", "3", "--tokens", "1", "--jobs", "101", "--job-us", "0", "--repeat", "2"];
-    let run = ringbus(&[&args[..], &["--json", json.to_str().unwrap()]].concat(), root.path(), &scratch);
+    let run =
+        ringbus(&[&args[..], &["--json", json.to_str().unwrap()]].concat(), Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(rows.len(), 2, "{rows:#?}");
@@ -113,10 +73,10 @@ fn jobs_are_counted_exactly_whatever_the_split() {
 #[test]
 fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let (root, scratch) = (root(), tempfile::tempdir().unwrap());
-    let run = ringbus(&["bench", "tokens", "--mechanisms", "futex"], root.path(), &scratch);
+    let run = ringbus(&["bench", "tokens", "--mechanisms", "futex"], Some(root.path()), &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("pipe, semaphore"), "{}", run.stderr);
-    let run = ringbus(&["bench", "tokens", "--workers", "0"], root.path(), &scratch);
+    let run = ringbus(&["bench", "tokens", "--workers", "0"], Some(root.path()), &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("1 to 1024"), "{}", run.stderr);
 }

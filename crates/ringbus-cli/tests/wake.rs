@@ -2,56 +2,14 @@
 //! per WaitSet backend (or a stated reason it was skipped), exactly the wakes asked for,
 //! p50 ≤ p99, and nothing left in the root. Behaviour only, no timing.
 
+mod common;
+
+use common::*;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The bench must finish within this, or the test fails (instead of hanging CI).
 const WATCHDOG: Duration = Duration::from_secs(120);
-
-struct Run {
-    status: std::process::ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `ringbus args...` with `RINGBUS_ROOT=root`, output in files, killed after `WATCHDOG`.
-fn ringbus(args: &[&str], root: &Path, scratch: &tempfile::TempDir) -> Run {
-    let out = scratch.path().join("stdout");
-    let err = scratch.path().join("stderr");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus"))
-        .args(args)
-        .env("RINGBUS_ROOT", root)
-        .env_remove("RINGBUS_WAITSET_BACKEND")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap())
-        .spawn()
-        .expect("start the ringbus binary");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("watchdog: `ringbus {}` still running after {WATCHDOG:?}", args.join(" "));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Run { status, stdout: std::fs::read_to_string(out).unwrap(), stderr: std::fs::read_to_string(err).unwrap() }
-}
-
-/// A fresh root on tmpfs, as the bench's runs need.
-fn root() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm").expect("tmpfs at /dev/shm")
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
-}
 
 #[test]
 fn a_quick_wake_run_reports_every_backend_with_the_wakes_asked_for_and_leaves_nothing() {
@@ -59,7 +17,7 @@ fn a_quick_wake_run_reports_every_backend_with_the_wakes_asked_for_and_leaves_no
     let json = scratch.path().join("wake.json");
     let plot = scratch.path().join("wake.svg");
     let args = ["bench", "wake", "--quick", "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap()];
-    let run = ringbus(&args, root.path(), &scratch);
+    let run = ringbus(&args, Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     assert!(run.stdout.contains("| backend | words | fds | wakes |"), "markdown table:\n{}", run.stdout);
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"), "plot written");
@@ -104,7 +62,8 @@ fn a_chosen_backend_and_count_are_what_runs() {
         "--cpus",
         "0,0",
     ];
-    let run = ringbus(&[&args[..], &["--json", json.to_str().unwrap()]].concat(), root.path(), &scratch);
+    let run =
+        ringbus(&[&args[..], &["--json", json.to_str().unwrap()]].concat(), Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(rows.len(), 1, "{rows:#?}");
@@ -117,15 +76,15 @@ fn a_chosen_backend_and_count_are_what_runs() {
 #[test]
 fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let (root, scratch) = (root(), tempfile::tempdir().unwrap());
-    let run = ringbus(&["bench", "wake", "--backends", "kqueue"], root.path(), &scratch);
+    let run = ringbus(&["bench", "wake", "--backends", "kqueue"], Some(root.path()), &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("futex, futex_waitv, io_uring, epoll"), "{}", run.stderr);
-    let run = ringbus(&["bench", "wake", "--count", "0"], root.path(), &scratch);
+    let run = ringbus(&["bench", "wake", "--count", "0"], Some(root.path()), &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("1 to 1000000"), "{}", run.stderr);
-    let run = ringbus(&["bench", "wake", "--cpus", "0,100000"], root.path(), &scratch);
+    let run = ringbus(&["bench", "wake", "--cpus", "0,100000"], Some(root.path()), &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("does not exist"), "{}", run.stderr);
-    let run = ringbus(&["bench", "wake", "--help"], root.path(), &scratch);
+    let run = ringbus(&["bench", "wake", "--help"], Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success() && run.stdout.contains("ringbus bench wake --quick"), "{}", run.stdout);
 }

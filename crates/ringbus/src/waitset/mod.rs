@@ -352,7 +352,7 @@ impl Inner<'_> {
             Err(_) => backend::build(Backend::Epoll)?,
         };
         self.sleeper.disarm();
-        self.settle(&mut Vec::new());
+        self.settle();
         self.sleeper = sleeper;
         for (key, source) in &self.sources {
             if let Some((fd, events)) = source.fd() {
@@ -363,7 +363,7 @@ impl Inner<'_> {
     }
 
     /// Undoes the registrations of vectors the old backend will never report.
-    fn settle(&mut self, _events: &mut Vec<Event>) {
+    fn settle(&mut self) {
         for vector in self.outstanding.drain(..) {
             vector.registrations.into_iter().for_each(Registration::undo);
         }
@@ -484,7 +484,7 @@ impl Inner<'_> {
             if !events.is_empty() || (expired && self.sleeper.kind() == Backend::Futex) {
                 if self.sleeper.kind() == Backend::Futex {
                     self.sleeper.disarm();
-                    self.settle(events);
+                    self.settle();
                 }
                 return Ok(());
             }
@@ -512,6 +512,6 @@ impl Drop for WaitSet<'_> {
     fn drop(&mut self) {
         let inner = self.inner.get_mut();
         inner.sleeper.disarm();
-        inner.settle(&mut Vec::new());
+        inner.settle();
     }
 }

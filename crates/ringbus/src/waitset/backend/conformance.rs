@@ -18,6 +18,62 @@ const PATIENCE: Duration = Duration::from_secs(5);
 /// How long a test waits to see that something does not happen.
 const QUIET: Duration = Duration::from_millis(50);
 
+/// The suite as `#[test]`s for one backend: `conformance_tests!(make_sleeper_expr, Backend::X)`.
+macro_rules! conformance_tests {
+    ($sleeper:expr, $backend:expr) => {
+        #[test]
+        fn wake_reports_the_index_of_the_word() {
+            $crate::waitset::backend::conformance::wake_reports_the_index_of_the_word($sleeper);
+        }
+
+        #[test]
+        fn a_word_that_differs_reports_eagain() {
+            $crate::waitset::backend::conformance::a_word_that_differs_reports_eagain($sleeper);
+        }
+
+        #[test]
+        fn fds_are_level_triggered() {
+            $crate::waitset::backend::conformance::fds_are_level_triggered($sleeper);
+        }
+
+        #[test]
+        fn disarm_reports_the_cancelled_vector() {
+            $crate::waitset::backend::conformance::disarm_reports_the_cancelled_vector($sleeper);
+        }
+
+        #[test]
+        fn a_past_deadline_returns_at_once() {
+            $crate::waitset::backend::conformance::a_past_deadline_returns_at_once($sleeper);
+        }
+
+        #[test]
+        fn removed_fd_is_not_reported() {
+            $crate::waitset::backend::conformance::removed_fd_is_not_reported($sleeper);
+        }
+
+        #[test]
+        fn the_fd_is_readable_when_a_wait_would_report() {
+            $crate::waitset::backend::conformance::the_fd_is_readable_when_a_wait_would_report($sleeper);
+        }
+
+        #[test]
+        fn a_full_vector_is_woken_and_cancelled() {
+            $crate::waitset::backend::conformance::a_full_vector_is_woken_and_cancelled($sleeper);
+        }
+
+        #[test]
+        fn drop_with_an_armed_vector_is_prompt() {
+            $crate::waitset::backend::conformance::drop_with_an_armed_vector_is_prompt($sleeper);
+        }
+
+        #[test]
+        fn a_wait_set_reports_fds_and_words() {
+            $crate::waitset::backend::conformance::a_wait_set_reports_fds_and_words($backend);
+        }
+    };
+}
+pub(crate) use conformance_tests;
+
 fn after(d: Duration) -> u64 {
     monotonic_ns() + d.as_nanos() as u64
 }

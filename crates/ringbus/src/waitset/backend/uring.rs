@@ -148,60 +148,11 @@ impl Sleeper for UringSleeper {
 
 #[cfg(all(test, not(miri)))] // real io_uring, epoll and futex calls: not under Miri
 mod tests {
-    use super::super::conformance;
     use super::*;
 
     fn sleeper() -> Box<dyn Sleeper> {
         Box::new(UringSleeper::new().expect("io_uring with FUTEX_WAITV (Linux 6.7+)"))
     }
 
-    #[test]
-    fn wake_reports_the_index_of_the_word() {
-        conformance::wake_reports_the_index_of_the_word(sleeper());
-    }
-
-    #[test]
-    fn a_word_that_differs_reports_eagain() {
-        conformance::a_word_that_differs_reports_eagain(sleeper());
-    }
-
-    #[test]
-    fn fds_are_level_triggered() {
-        conformance::fds_are_level_triggered(sleeper());
-    }
-
-    #[test]
-    fn disarm_reports_the_cancelled_vector() {
-        conformance::disarm_reports_the_cancelled_vector(sleeper());
-    }
-
-    #[test]
-    fn a_past_deadline_returns_at_once() {
-        conformance::a_past_deadline_returns_at_once(sleeper());
-    }
-
-    #[test]
-    fn removed_fd_is_not_reported() {
-        conformance::removed_fd_is_not_reported(sleeper());
-    }
-
-    #[test]
-    fn the_fd_is_readable_when_a_wait_would_report() {
-        conformance::the_fd_is_readable_when_a_wait_would_report(sleeper());
-    }
-
-    #[test]
-    fn a_full_vector_is_woken_and_cancelled() {
-        conformance::a_full_vector_is_woken_and_cancelled(sleeper());
-    }
-
-    #[test]
-    fn drop_with_an_armed_vector_is_prompt() {
-        conformance::drop_with_an_armed_vector_is_prompt(sleeper());
-    }
-
-    #[test]
-    fn a_wait_set_reports_fds_and_words() {
-        conformance::a_wait_set_reports_fds_and_words(Backend::IoUring);
-    }
+    super::super::conformance::conformance_tests!(sleeper(), Backend::IoUring);
 }
