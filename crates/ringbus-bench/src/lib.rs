@@ -35,6 +35,7 @@ mod ring;
 mod rundir;
 mod shm;
 mod transports;
+mod usage;
 mod workers;
 
 pub use config::{FanoutConfig, Scenario, Transport, WorkerLauncher};

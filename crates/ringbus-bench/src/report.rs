@@ -50,7 +50,7 @@ pub fn command_line() -> String {
     std::env::args().map(quote).collect::<Vec<_>>().join(" ")
 }
 
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     match v {
         v if v.is_nan() => "n/a".into(),
         v if v >= 100.0 => format!("{v:.0}"),

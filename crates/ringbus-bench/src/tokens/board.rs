@@ -11,8 +11,8 @@
 //!                end (CLOCK_MONOTONIC ns), failed takes, reserved
 //! ```
 
-use super::usage::Usage;
 use crate::shm::SharedWords;
+use crate::usage::Usage;
 use anyhow::{ensure, Result};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -23,7 +23,6 @@ pub mod plot;
 pub mod report;
 mod rows;
 mod scenario;
-mod usage;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;

@@ -108,8 +108,8 @@ fn fill_ratios(rows: &mut [TokensRow]) {
 mod tests {
     use super::*;
     use crate::config::WorkerLauncher;
-    use crate::tokens::usage::Usage;
     use crate::tokens::Run;
+    use crate::usage::Usage;
     use ringbus::WakeStats;
     use std::path::PathBuf;
 

@@ -3,10 +3,10 @@
 
 use super::board::Board;
 use super::jobserver::{PipeJobserver, TokenEndpoint};
-use super::usage::Usage;
 use super::worker::TokensWorkerSpec;
 use super::{Mechanism, Run, TokensConfig, DONE_LATCH, SEMAPHORE, START_LATCH};
 use crate::interrupt;
+use crate::usage::Usage;
 use crate::worker::WorkerJob;
 use crate::workers::{Launch, Workers};
 use anyhow::{bail, ensure, Context, Result};

@@ -6,8 +6,8 @@
 
 use super::board::{Board, WorkerRecord};
 use super::jobserver::{TokenEndpoint, Tokens};
-use super::usage::Usage;
 use super::{DONE_LATCH, START_LATCH};
+use crate::usage::Usage;
 use anyhow::{Context, Result};
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::{Latch, Root};

@@ -2,6 +2,7 @@
 //! target, and JSON.
 
 use super::{WakeBackend, WakeRow};
+use crate::report::num;
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -16,15 +17,6 @@ pub fn fill_ratios(rows: &mut [WakeRow]) {
     };
     for r in rows.iter_mut() {
         r.p50_vs_futex = Some(r.wake_p50_us / futex).filter(|v| v.is_finite());
-    }
-}
-
-fn num(v: f64) -> String {
-    match v {
-        v if v.is_nan() => "n/a".into(),
-        v if v >= 100.0 => format!("{v:.0}"),
-        v if v >= 10.0 => format!("{v:.1}"),
-        v => format!("{v:.2}"),
     }
 }
 

@@ -48,13 +48,8 @@ pub(crate) fn pin_this_thread(cpu: u32) -> Result<()> {
 
 /// User + system CPU time of this process (all its threads) so far, in µs.
 fn cpu_us() -> Result<u64> {
-    // SAFETY: all-zero is a valid rusage (plain integers and timevals).
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a live, writable rusage; RUSAGE_SELF takes no other argument.
-    let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    crate::transports::check(r.into(), || "getrusage(RUSAGE_SELF)".into())?;
-    let us = |t: libc::timeval| (t.tv_sec.max(0) as u64) * 1_000_000 + t.tv_usec.max(0) as u64;
-    Ok(us(ru.ru_utime) + us(ru.ru_stime))
+    let usage = crate::usage::Usage::of_self()?;
+    Ok(usage.user_us + usage.sys_us)
 }
 
 /// Runs the waiter.
