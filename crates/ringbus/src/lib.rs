@@ -56,7 +56,7 @@ pub use pubsub::{
     Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
-pub use registry::{clean, CleanReport, Node};
+pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport, Node};
 #[cfg(not(loom))]
 pub use shm::pod::Pod;
 #[cfg(not(loom))]

@@ -34,7 +34,7 @@ pub(crate) enum SetOutcome {
     Woke(u32),
 }
 
-fn generation(word: u32) -> u32 {
+pub(crate) fn generation(word: u32) -> u32 {
     word >> 2
 }
 

@@ -75,6 +75,16 @@ pub struct WakeStats {
     pub skipped: u64,
 }
 
+impl WakeStats {
+    pub(crate) fn read(w: &ObjectWords<'_>) -> WakeStats {
+        WakeStats {
+            wake_calls: w.wake_calls.load(Ordering::Relaxed),
+            woken: w.woken.load(Ordering::Relaxed),
+            skipped: w.skipped.load(Ordering::Relaxed),
+        }
+    }
+}
+
 macro_rules! object_common {
     ($ty:ident) => {
         impl $ty {
@@ -96,12 +106,7 @@ macro_rules! object_common {
 
             /// Wake counters kept in shared memory by every process using the object.
             pub fn stats(&self) -> WakeStats {
-                let w = self.handle.words();
-                WakeStats {
-                    wake_calls: w.wake_calls.load(Ordering::Relaxed),
-                    woken: w.woken.load(Ordering::Relaxed),
-                    skipped: w.skipped.load(Ordering::Relaxed),
-                }
+                WakeStats::read(&self.handle.words())
             }
         }
     };

@@ -21,6 +21,8 @@ pub struct PublisherStats {
     pub wake_syscalls: u64,
     /// Publishes that skipped it (nobody was asleep).
     pub wakes_skipped: u64,
+    /// Payload bytes published.
+    pub payload_bytes: u64,
 }
 
 /// Publishes on one topic. Each publisher owns a broadcast log and a pool of payload
@@ -64,7 +66,8 @@ impl Publisher {
                 let segment = PublisherSegment::create(&t.root, &path, geometry, t.topic_id, slot, incarnation)?;
                 shared.node_id.store(node.id(), Ordering::Relaxed);
                 shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
-                for counter in [&shared.publishes, &shared.wake_syscalls, &shared.wakes_skipped] {
+                for counter in [&shared.publishes, &shared.wake_syscalls, &shared.wakes_skipped, &shared.payload_bytes]
+                {
                     counter.store(0, Ordering::Relaxed);
                 }
                 // Release: pairs with the subscribers' Acquire load of the occupancy word; they
@@ -159,6 +162,8 @@ impl Publisher {
         self.stats.publishes += 1;
         let shared = self.topic.layout.publisher_slot(&self.topic.region, self.slot);
         shared.publishes.store(self.stats.publishes, Ordering::Relaxed);
+        self.stats.payload_bytes += length;
+        shared.payload_bytes.store(self.stats.payload_bytes, Ordering::Relaxed);
         if woke {
             self.stats.wake_syscalls += 1;
             shared.wake_syscalls.store(self.stats.wake_syscalls, Ordering::Relaxed);

@@ -35,6 +35,10 @@ pub struct Subscriber {
     round_robin: usize,
     taken: u64,
     lost: u64,
+    /// Messages moved past without taking or losing them (`take_latest`).
+    skipped: u64,
+    /// `read_mark − (taken + lost + skipped)`, wrapping (see `SubscriberSlot::read_mark`).
+    mark_base: u32,
 }
 
 impl Subscriber {
@@ -75,10 +79,26 @@ impl Subscriber {
             });
         }
         let cursors = vec![Cursor::default(); config.max_publishers as usize].into_boxed_slice();
-        let mut sub =
-            Subscriber { core, cursors, wake, keep_last: keep_last as u64, round_robin: 0, taken: 0, lost: 0 };
+        let joined_at = core.wake_word_now();
+        let mut sub = Subscriber {
+            core,
+            cursors,
+            wake,
+            keep_last: keep_last as u64,
+            round_robin: 0,
+            taken: 0,
+            lost: 0,
+            skipped: 0,
+            mark_base: joined_at,
+        };
         match sub.refresh(true) {
-            Ok(()) => Ok(sub),
+            Ok(()) => {
+                // History we start behind was published before we joined.
+                let history: u64 = sub.cursors.iter().filter_map(|c| Some(c.view.as_ref()?.published() - c.next)).sum();
+                sub.mark_base = joined_at.wrapping_sub(history as u32);
+                sub.publish_counters();
+                Ok(sub)
+            }
             Err(TakeError::Attach(e)) => Err(e),
             Err(TakeError::Corrupted { corruption, .. }) => {
                 Err(OpenError::Corrupted { path: sub.core.topic.path.clone(), corruption })
@@ -185,10 +205,23 @@ impl Subscriber {
         }
     }
 
+    fn moved_past(&self) -> u64 {
+        self.taken + self.lost + self.skipped
+    }
+
+    /// A look that started at wake word `word` found nothing new: everything published
+    /// before that word was bumped is behind us, so the read mark is exactly `word`
+    /// (this also heals any miscount from publishes racing our join).
+    fn drained(&mut self, word: u32) {
+        self.mark_base = word.wrapping_sub(self.moved_past() as u32);
+        self.core.drained(word);
+    }
+
     fn publish_counters(&self) {
         let shared = self.core.topic.layout.subscriber_slot(&self.core.topic.region, self.core.slot);
         shared.taken.store(self.taken, Ordering::Relaxed);
         shared.lost.store(self.lost, Ordering::Relaxed);
+        shared.read_mark.store(self.mark_base.wrapping_add(self.moved_past() as u32), Ordering::Relaxed);
     }
 
     fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
@@ -206,10 +239,10 @@ impl Subscriber {
                 break;
             }
         }
-        self.publish_counters();
         if matches!(result, Ok(None)) {
-            self.core.drained(word);
+            self.drained(word);
         }
+        self.publish_counters();
         result
     }
 
@@ -238,6 +271,7 @@ impl Subscriber {
             if published <= cursor.next {
                 continue;
             }
+            self.skipped += published - 1 - cursor.next;
             cursor.next = published - 1;
             let Some(sample) = self.read_from(slot, true)? else {
                 continue;
@@ -246,8 +280,8 @@ impl Subscriber {
                 newest = Some(sample);
             }
         }
+        self.drained(word);
         self.publish_counters();
-        self.core.drained(word);
         Ok(newest)
     }
 

@@ -215,9 +215,7 @@ impl TopicHandle {
     /// With the control lock held: removes the topic and all its publisher files if no slot
     /// is alive. Returns whether it did.
     pub(crate) fn tear_down_if_unused(&self) -> bool {
-        let any_alive = (0..self.layout.config.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
-            || (0..self.layout.config.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
-        if any_alive || segment::is_unlinked(&self.file, &self.path).unwrap_or(true) {
+        if !self.is_unused() {
             return false;
         }
         let prefix = Root::publisher_prefix(&self.file_name, self.topic_id);
@@ -226,6 +224,13 @@ impl TopicHandle {
         }
         segment::remove(&self.path);
         true
+    }
+
+    /// Whether no slot is alive and the file is still in place (what tear-down checks).
+    pub(crate) fn is_unused(&self) -> bool {
+        let any_alive = (0..self.layout.config.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
+            || (0..self.layout.config.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
+        !any_alive && !segment::is_unlinked(&self.file, &self.path).unwrap_or(true)
     }
 
     /// The incarnation and state of a publisher slot; an unknown state is reported as the

@@ -9,13 +9,32 @@ use crate::sys;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
-/// What [`clean`] did.
+/// What [`clean`] did (or, with `dry_run`, would do).
 #[derive(Debug, Default, Clone)]
 pub struct CleanReport {
-    /// Files removed, each with the reason.
+    /// Files removed (or to remove), each with the reason.
     pub removed: Vec<(PathBuf, String)>,
     /// Files left alone because they could not be understood, with the reason.
     pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// How [`clean_with`] sweeps.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CleanOptions {
+    /// Only report what would be removed.
+    pub dry_run: bool,
+    /// Also remove files that are not valid segments of this version (foreign files,
+    /// corrupted segments, segments of another layout version). Only safe when no process
+    /// of another ringbus version uses this root.
+    pub foreign: bool,
+}
+
+impl CleanOptions {
+    fn remove(&self, path: &PathBuf) {
+        if !self.dry_run {
+            segment::remove(path);
+        }
+    }
 }
 
 /// A temporary file whose creator holds no lock on it: the creator died while building
@@ -31,6 +50,10 @@ fn is_dead_node(path: &Path) -> bool {
 
 /// Removes dead nodes' files and abandoned temporary files; returns what it removed.
 pub(crate) fn sweep_nodes_and_temps(root: &Root) -> Vec<(PathBuf, String)> {
+    sweep_nodes_and_temps_with(root, CleanOptions::default())
+}
+
+fn sweep_nodes_and_temps_with(root: &Root, options: CleanOptions) -> Vec<(PathBuf, String)> {
     let mut removed = Vec::new();
     for name in root.entries() {
         let path = root.path().join(&name);
@@ -41,7 +64,7 @@ pub(crate) fn sweep_nodes_and_temps(root: &Root) -> Vec<(PathBuf, String)> {
         } else {
             continue;
         };
-        segment::remove(&path);
+        options.remove(&path);
         removed.push((path, reason.to_string()));
     }
     removed
@@ -60,23 +83,27 @@ fn parse_publisher_file(name: &str) -> Option<(&str, u64)> {
 /// files), and publisher files whose topic is gone. Live topics are left untouched: their
 /// dead slots are reclaimed by their live participants.
 pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
-    let mut report = CleanReport { removed: sweep_nodes_and_temps(root), skipped: Vec::new() };
+    clean_with(root, CleanOptions::default())
+}
+
+/// [`clean`] with options: a dry run, and/or removing foreign and corrupted files too.
+pub fn clean_with(root: &Root, options: CleanOptions) -> Result<CleanReport, OpenError> {
+    let mut report = CleanReport { removed: sweep_nodes_and_temps_with(root, options), skipped: Vec::new() };
     for name in root.entries() {
         let Some(file_name) = name.strip_prefix("topic.") else {
             continue;
         };
         let path = root.path().join(&name);
-        match TopicHandle::open_for_sweep(root, file_name) {
-            Ok(Some(topic)) => {
-                if topic.try_lock_control() {
-                    if topic.tear_down_if_unused() {
-                        report.removed.push((path, "topic with no live publisher or subscriber".into()));
-                    }
-                    topic.release_control();
-                }
+        // A topic that cannot be opened is a problem the snapshot below reports.
+        let Ok(Some(topic)) = TopicHandle::open_for_sweep(root, file_name) else {
+            continue;
+        };
+        if topic.try_lock_control() {
+            let unused = if options.dry_run { topic.is_unused() } else { topic.tear_down_if_unused() };
+            if unused {
+                report.removed.push((path, "topic with no live publisher or subscriber".into()));
             }
-            Ok(None) => {}
-            Err(e) => report.skipped.push((path, e.to_string())),
+            topic.release_control();
         }
     }
     for name in root.entries() {
@@ -90,8 +117,16 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
         };
         if orphan {
             let path = root.path().join(&name);
-            segment::remove(&path);
+            options.remove(&path);
             report.removed.push((path, "publisher segment of a topic that no longer exists".into()));
+        }
+    }
+    for problem in super::inspect::snapshot(root).problems {
+        if options.foreign {
+            options.remove(&problem.path);
+            report.removed.push((problem.path, problem.reason));
+        } else {
+            report.skipped.push((problem.path, problem.reason));
         }
     }
     Ok(report)

@@ -16,7 +16,7 @@ use std::mem::offset_of;
 
 pub(crate) const MAGIC: [u8; 8] = *b"RINGBUS\0";
 /// Bumped on every change of any shared-memory layout in this crate.
-pub(crate) const LAYOUT_VERSION: u32 = 1;
+pub(crate) const LAYOUT_VERSION: u32 = 2;
 
 /// What a segment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

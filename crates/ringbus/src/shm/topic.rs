@@ -149,11 +149,14 @@ pub(crate) struct PublisherSlot {
     pub publishes: AtomicU64,
     pub wake_syscalls: AtomicU64,
     pub wakes_skipped: AtomicU64,
-    reserved1: [AtomicU64; 5],
+    /// Payload bytes published (for rates in `ringbus top`).
+    pub payload_bytes: AtomicU64,
+    reserved1: [AtomicU64; 4],
 }
 const _: () = assert!(size_of::<PublisherSlot>() == PUBLISHER_SLOT_BYTES);
 const _: () = assert!(offset_of!(PublisherSlot, pid) == 16);
 const _: () = assert!(offset_of!(PublisherSlot, publishes) == 64);
+const _: () = assert!(offset_of!(PublisherSlot, payload_bytes) == 88);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for PublisherSlot {}
 
@@ -178,10 +181,15 @@ pub(crate) struct SubscriberSlot {
     pub sleeping: AtomicU32,
     pub pid: AtomicU32,
     pub held: AtomicU32,
-    reserved: [AtomicU32; 5],
+    /// The topic's wake word as it would read had every message this subscriber has
+    /// moved past (taken, lost or skipped) just been published: `wake word − read_mark`
+    /// is its lag. Written by the subscriber; only diagnostics read it.
+    pub read_mark: AtomicU32,
+    reserved: [AtomicU32; 4],
 }
 const _: () = assert!(size_of::<SubscriberSlot>() == SUBSCRIBER_SLOT_BYTES);
 const _: () = assert!(offset_of!(SubscriberSlot, sleeping) == 32);
+const _: () = assert!(offset_of!(SubscriberSlot, read_mark) == 44);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for SubscriberSlot {}
 

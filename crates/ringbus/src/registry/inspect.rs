@@ -1,0 +1,300 @@
+//! Read-only snapshots of a ringbus root for tools (`ringbus list`, `info`, `top`): every
+//! topic with its publishers' and subscribers' counters, every node, latch and semaphore,
+//! and every file that is not a valid segment of this version.
+//!
+//! A snapshot only loads words the participants keep up to date anyway (their counters
+//! cost the data path no system call) and probes liveness locks; it never joins a topic,
+//! takes a lock or writes a byte, so it cannot disturb a live system. Every value is read
+//! once and validated like any other shared-memory input; a file that fails is reported
+//! as a [`Problem`], never trusted.
+
+use crate::error::OpenError;
+use crate::notify::latch;
+use crate::pubsub::topic::{Role, TopicHandle};
+use crate::pubsub::{PublisherStats, Wake};
+use crate::shm::header::SegmentKind;
+use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES};
+use crate::shm::object::ObjectRecord;
+use crate::shm::topic::SlotState;
+use crate::shm::{segment, Root};
+use crate::sync::Ordering;
+use crate::sys;
+use crate::WakeStats;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+/// Everything in one root, as seen at one moment (each item is read once; items are not
+/// read atomically together).
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    pub root: PathBuf,
+    pub topics: Vec<TopicInfo>,
+    pub nodes: Vec<NodeInfo>,
+    pub objects: Vec<ObjectInfo>,
+    /// Files that are not valid segments of this version, with the reason.
+    pub problems: Vec<Problem>,
+}
+
+/// A file in the root that could not be understood.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// A topic's settings as stored in its segment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicSettings {
+    pub max_publishers: u32,
+    pub max_subscribers: u32,
+    pub depth: u32,
+    pub history: u32,
+    pub max_held: u32,
+    pub chunks: u32,
+    pub max_payload_bytes: u64,
+}
+
+/// One topic.
+#[derive(Debug, Clone)]
+pub struct TopicInfo {
+    pub name: String,
+    pub path: PathBuf,
+    pub topic_id: u64,
+    pub settings: TopicSettings,
+    /// The payload type name (`"bytes"` for untyped topics), size and alignment.
+    pub payload_type: String,
+    pub payload_size: u64,
+    pub payload_align: u32,
+    /// The wake word: bumped once per publish (wraps).
+    pub wake_word: u32,
+    /// Subscribers asleep (or about to sleep) in `receive` or a wait set.
+    pub sleepers: u32,
+    /// Bytes of shared memory: the topic segment and its publishers' segments.
+    pub segment_bytes: u64,
+    pub publishers: Vec<PublisherInfo>,
+    pub subscribers: Vec<SubscriberInfo>,
+}
+
+/// One publisher slot in use (its owner alive, or dead and not yet reclaimed).
+#[derive(Debug, Clone)]
+pub struct PublisherInfo {
+    pub slot: u32,
+    pub incarnation: u32,
+    /// Whether its process still holds the slot (`false`: it died; the slot is reclaimed
+    /// by the next publisher or by `ringbus clean`).
+    pub alive: bool,
+    pub node_id: u64,
+    pub pid: u32,
+    pub stats: PublisherStats,
+}
+
+/// One subscriber slot in use.
+#[derive(Debug, Clone)]
+pub struct SubscriberInfo {
+    pub slot: u32,
+    pub alive: bool,
+    pub node_id: u64,
+    pub pid: u32,
+    pub wake: Wake,
+    pub taken: u64,
+    pub lost: u64,
+    /// Samples it holds right now.
+    pub held: u32,
+    /// Counted in the topic's sleepers.
+    pub asleep: bool,
+    /// Messages published that it has not yet taken, lost or skipped (exact once the
+    /// subscriber has looked and found nothing; see `SubscriberSlot::read_mark`).
+    pub lag: u64,
+}
+
+/// One node.
+#[derive(Debug, Clone)]
+pub struct NodeInfo {
+    pub id: u64,
+    pub name: String,
+    pub pid: u32,
+    /// Whether its process still holds the node's lock.
+    pub alive: bool,
+    pub path: PathBuf,
+}
+
+/// Latch or semaphore.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectKind {
+    Latch,
+    Semaphore,
+}
+
+/// One named latch or semaphore.
+#[derive(Debug, Clone)]
+pub struct ObjectInfo {
+    pub kind: ObjectKind,
+    pub name: String,
+    pub path: PathBuf,
+    /// Latch: 1 if set, else 0. Semaphore: free tokens.
+    pub value: u32,
+    /// Latch: sets so far (wraps at 2^30). Semaphore: the initial count.
+    pub generation_or_initial: u32,
+    /// Latch: 1 if its waiters bit is on. Semaphore: registered sleepers.
+    pub sleepers: u32,
+    pub stats: WakeStats,
+}
+
+/// Reads everything under `root`.
+pub fn snapshot(root: &Root) -> Snapshot {
+    let mut snap = Snapshot { root: root.path().to_path_buf(), ..Snapshot::default() };
+    let mut names = root.entries();
+    names.sort();
+    for name in &names {
+        let path = root.path().join(name);
+        let read = if let Some(file_name) = name.strip_prefix("topic.") {
+            topic_in(root, file_name, &names).map(|t| snap.topics.extend(t))
+        } else if name.starts_with("node.") {
+            node(&path).map(|n| snap.nodes.extend(n))
+        } else if let Some(object_name) = name.strip_prefix("latch.") {
+            object(&path, ObjectKind::Latch, object_name).map(|o| snap.objects.extend(o))
+        } else if let Some(object_name) = name.strip_prefix("sem.") {
+            object(&path, ObjectKind::Semaphore, object_name).map(|o| snap.objects.extend(o))
+        } else if name.starts_with("pub.") || name.starts_with(".tmp.") {
+            Ok(()) // counted with their topic; `clean` judges orphans and abandoned ones
+        } else {
+            snap.problems.push(Problem { path, reason: "not a ringbus file name".into() });
+            continue;
+        };
+        if let Err(e) = read {
+            snap.problems.push(Problem { path, reason: e.to_string() });
+        }
+    }
+    snap
+}
+
+/// Reads one topic by name; `Ok(None)` if it does not exist.
+pub fn topic(root: &Root, name: &str) -> Result<Option<TopicInfo>, OpenError> {
+    let (_, file_name) = crate::shm::root::file_name(name)?;
+    topic_in(root, &file_name, &root.entries())
+}
+
+fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<TopicInfo>, OpenError> {
+    let Some(t) = TopicHandle::open_for_sweep(root, file_name)? else {
+        return Ok(None);
+    };
+    let c = t.layout.config;
+    let words = t.layout.wake_words(&t.region);
+    let wake_word = words.word.load(Ordering::Relaxed);
+    let prefix = Root::publisher_prefix(file_name, t.topic_id);
+    let publisher_bytes: u64 = names
+        .iter()
+        .filter(|n| n.starts_with(&prefix))
+        .filter_map(|n| std::fs::metadata(root.path().join(n)).ok())
+        .map(|m| m.len())
+        .sum();
+    Ok(Some(TopicInfo {
+        name: t.name.clone(),
+        path: t.path.clone(),
+        topic_id: t.topic_id,
+        settings: TopicSettings {
+            max_publishers: c.max_publishers,
+            max_subscribers: c.max_subscribers,
+            depth: c.depth,
+            history: c.history,
+            max_held: c.max_held,
+            chunks: c.chunk_count,
+            max_payload_bytes: c.max_payload_bytes,
+        },
+        payload_type: t.payload.name.clone(),
+        payload_size: t.payload.size,
+        payload_align: t.payload.align,
+        wake_word,
+        sleepers: words.sleepers.load(Ordering::Relaxed),
+        segment_bytes: t.region.len() as u64 + publisher_bytes,
+        publishers: (0..c.max_publishers).filter_map(|s| publisher(&t, s)).collect(),
+        subscribers: (0..c.max_subscribers).filter_map(|s| subscriber(&t, s, wake_word)).collect(),
+    }))
+}
+
+fn publisher(t: &TopicHandle, slot: u32) -> Option<PublisherInfo> {
+    let (_, decoded) = t.publisher_occupancy(slot);
+    // An unknown state is skipped here; subscribers report it as corruption.
+    let (incarnation, state) = decoded.ok()?;
+    if state == SlotState::Free {
+        return None;
+    }
+    let s = t.layout.publisher_slot(&t.region, slot);
+    Some(PublisherInfo {
+        slot,
+        incarnation,
+        alive: t.is_alive(Role::Publisher, slot),
+        node_id: s.node_id.load(Ordering::Relaxed),
+        pid: s.pid.load(Ordering::Relaxed),
+        stats: PublisherStats {
+            publishes: s.publishes.load(Ordering::Relaxed),
+            wake_syscalls: s.wake_syscalls.load(Ordering::Relaxed),
+            wakes_skipped: s.wakes_skipped.load(Ordering::Relaxed),
+            payload_bytes: s.payload_bytes.load(Ordering::Relaxed),
+        },
+    })
+}
+
+fn subscriber(t: &TopicHandle, slot: u32, wake_word: u32) -> Option<SubscriberInfo> {
+    let s = t.layout.subscriber_slot(&t.region, slot);
+    if s.state.load(Ordering::Acquire) != SlotState::Active as u32 {
+        return None;
+    }
+    // Signed distance: a mark a little ahead of the word (a publish racing the look that
+    // set it) is no lag, not 4 billion.
+    let lag = wake_word.wrapping_sub(s.read_mark.load(Ordering::Relaxed)) as i32;
+    Some(SubscriberInfo {
+        slot,
+        alive: t.is_alive(Role::Subscriber, slot),
+        node_id: s.node_id.load(Ordering::Relaxed),
+        pid: s.pid.load(Ordering::Relaxed),
+        wake: if s.wake_mode.load(Ordering::Relaxed) == Wake::Never as u32 { Wake::Never } else { Wake::OnData },
+        taken: s.taken.load(Ordering::Relaxed),
+        lost: s.lost.load(Ordering::Relaxed),
+        held: s.held.load(Ordering::Relaxed),
+        asleep: s.sleeping.load(Ordering::Relaxed) != 0,
+        lag: lag.max(0) as u64,
+    })
+}
+
+fn node(path: &Path) -> Result<Option<NodeInfo>, OpenError> {
+    let Some(opened) = segment::open(path, SegmentKind::Node, false)? else {
+        return Ok(None);
+    };
+    let record: NodeRecord = opened.region.read_plain(0);
+    let len = (record.name_len as usize).min(MAX_NODE_NAME_BYTES);
+    Ok(Some(NodeInfo {
+        id: record.node_id,
+        name: String::from_utf8_lossy(&record.name[..len]).into_owned(),
+        pid: record.pid,
+        alive: sys::lock::is_locked(opened.file.as_fd(), 0).unwrap_or(true),
+        path: path.to_path_buf(),
+    }))
+}
+
+fn object(path: &Path, kind: ObjectKind, file_name: &str) -> Result<Option<ObjectInfo>, OpenError> {
+    let segment_kind = match kind {
+        ObjectKind::Latch => SegmentKind::Latch,
+        ObjectKind::Semaphore => SegmentKind::Semaphore,
+    };
+    let Some(opened) = segment::open(path, segment_kind, false)? else {
+        return Ok(None);
+    };
+    ObjectRecord::validate(&opened.region, &opened.header).map_err(|e| segment::header_error(path, e))?;
+    let words = ObjectRecord::words(&opened.region);
+    let record: ObjectRecord = opened.region.read_plain(0);
+    let word = words.word.load(Ordering::Relaxed);
+    let (value, generation_or_initial, sleepers) = match kind {
+        ObjectKind::Latch => (word & latch::SET, latch::generation(word), (word & latch::WAITERS != 0) as u32),
+        ObjectKind::Semaphore => (word, record.initial, words.sleepers.load(Ordering::Relaxed)),
+    };
+    Ok(Some(ObjectInfo {
+        kind,
+        name: file_name.replace('.', "/"),
+        path: path.to_path_buf(),
+        value,
+        generation_or_initial,
+        sleepers,
+        stats: WakeStats::read(&words),
+    }))
+}
