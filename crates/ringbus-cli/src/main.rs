@@ -20,17 +20,27 @@ use std::process::ExitCode;
         ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll"
 )]
 struct Cli {
+    /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-<uid>].
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: cmd::Command,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(root) = &cli.root {
+        // Before any thread starts; every command and worker then finds it the usual way.
+        std::env::set_var(ringbus::ROOT_ENV, root);
+    }
     match cli.command.run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            match e.downcast_ref::<cmd::output::Failure>() {
+                Some(failure) => ExitCode::from(failure.exit_code()),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

@@ -1,0 +1,81 @@
+//! The JSON shapes of what `ringbus::inspect` reads, shared by `list`, `info` and `top`.
+//! Field names are a contract for scripts: add fields, never rename them.
+
+use ringbus::inspect::{NodeInfo, ObjectInfo, ObjectKind, Problem, PublisherInfo, SubscriberInfo, TopicInfo};
+use ringbus::Wake;
+use serde_json::{json, Value};
+
+pub fn wake_name(wake: Wake) -> &'static str {
+    match wake {
+        Wake::OnData => "on_data",
+        Wake::Never => "never",
+    }
+}
+
+pub fn object_kind(kind: ObjectKind) -> &'static str {
+    match kind {
+        ObjectKind::Latch => "latch",
+        ObjectKind::Semaphore => "semaphore",
+    }
+}
+
+pub fn publisher(p: &PublisherInfo) -> Value {
+    json!({
+        "slot": p.slot, "incarnation": p.incarnation, "alive": p.alive, "node_id": format!("{:016x}", p.node_id),
+        "pid": p.pid, "publishes": p.stats.publishes, "payload_bytes": p.stats.payload_bytes,
+        "wake_syscalls": p.stats.wake_syscalls, "wakes_skipped": p.stats.wakes_skipped,
+    })
+}
+
+pub fn subscriber(s: &SubscriberInfo) -> Value {
+    json!({
+        "slot": s.slot, "alive": s.alive, "node_id": format!("{:016x}", s.node_id), "pid": s.pid,
+        "wake": wake_name(s.wake), "taken": s.taken, "lost": s.lost, "held": s.held, "asleep": s.asleep, "lag": s.lag,
+    })
+}
+
+/// Totals over a topic's publishers.
+pub fn publishes(t: &TopicInfo) -> (u64, u64, u64, u64) {
+    t.publishers.iter().fold((0, 0, 0, 0), |(p, b, w, s), x| {
+        (p + x.stats.publishes, b + x.stats.payload_bytes, w + x.stats.wake_syscalls, s + x.stats.wakes_skipped)
+    })
+}
+
+pub fn topic(t: &TopicInfo) -> Value {
+    let (publishes, payload_bytes, wake_syscalls, wakes_skipped) = publishes(t);
+    let s = &t.settings;
+    json!({
+        "name": t.name, "path": t.path, "topic_id": format!("{:016x}", t.topic_id),
+        "payload_type": t.payload_type, "payload_size": t.payload_size, "payload_align": t.payload_align,
+        "settings": {
+            "max_publishers": s.max_publishers, "max_subscribers": s.max_subscribers, "depth": s.depth,
+            "history": s.history, "max_held": s.max_held, "chunks": s.chunks, "max_payload_bytes": s.max_payload_bytes,
+        },
+        "segment_bytes": t.segment_bytes, "sleepers": t.sleepers,
+        "publishes": publishes, "payload_bytes": payload_bytes,
+        "wake_syscalls": wake_syscalls, "wakes_skipped": wakes_skipped,
+        "publishers": t.publishers.iter().map(publisher).collect::<Vec<_>>(),
+        "subscribers": t.subscribers.iter().map(subscriber).collect::<Vec<_>>(),
+    })
+}
+
+pub fn node(n: &NodeInfo) -> Value {
+    json!({ "id": format!("{:016x}", n.id), "name": n.name, "pid": n.pid, "alive": n.alive, "path": n.path })
+}
+
+pub fn object(o: &ObjectInfo) -> Value {
+    let mut v = json!({
+        "kind": object_kind(o.kind), "name": o.name, "path": o.path, "value": o.value, "sleepers": o.sleepers,
+        "wake_calls": o.stats.wake_calls, "woken": o.stats.woken, "skipped": o.stats.skipped,
+    });
+    let extra = match o.kind {
+        ObjectKind::Latch => ("generation", o.generation_or_initial),
+        ObjectKind::Semaphore => ("initial", o.generation_or_initial),
+    };
+    v[extra.0] = json!(extra.1);
+    v
+}
+
+pub fn problem(p: &Problem) -> Value {
+    json!({ "path": p.path, "reason": p.reason })
+}
