@@ -28,6 +28,9 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: called first, before any thread exists; restores the default action so
+    // that `ringbus list | head` ends quietly instead of panicking on a closed pipe.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse();
     if let Some(root) = &cli.root {
         // Before any thread starts; every command and worker then finds it the usual way.

@@ -5,10 +5,15 @@ mod bench_fanout;
 mod bench_tokens;
 mod bench_wake;
 mod bench_worker;
+mod clean;
+mod echo;
+mod hz;
 mod info;
 mod json;
 mod list;
 pub mod output;
+mod publish;
+mod session;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
@@ -16,6 +21,14 @@ pub enum Command {
     List(list::ListArgs),
     /// Show one topic: settings, publishers, subscribers (lag, lost, held), wake statistics.
     Info(info::InfoArgs),
+    /// Print a topic's messages as they arrive (text, hex or JSON).
+    Echo(echo::EchoArgs),
+    /// Publish a message (from an argument, a file or stdin) once, N times or at a rate.
+    Pub(publish::PubArgs),
+    /// Measure a topic's message rate and inter-arrival jitter.
+    Hz(hz::HzArgs),
+    /// Remove what dead processes left behind (dead nodes, unused topics, stale files).
+    Clean(clean::CleanArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Internal: a worker process of `ringbus bench` (started by it, never by hand).
@@ -28,6 +41,10 @@ impl Command {
         match self {
             Command::List(args) => args.run(),
             Command::Info(args) => args.run(),
+            Command::Echo(args) => args.run(),
+            Command::Pub(args) => args.run(),
+            Command::Hz(args) => args.run(),
+            Command::Clean(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::BenchWorker(args) => args.run(),
         }

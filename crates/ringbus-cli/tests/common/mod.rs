@@ -51,3 +51,81 @@ pub fn root() -> tempfile::TempDir {
 pub fn files_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect()
 }
+
+/// A `ringbus` command running in the background (a live participant for the test), its
+/// stdout in a file. Killed with SIGKILL if still running when dropped, and by the kernel
+/// if the test process dies.
+pub struct Background {
+    pub child: std::process::Child,
+    out: std::path::PathBuf,
+}
+
+impl Background {
+    pub fn start(args: &[&str], root: &Path, scratch: &tempfile::TempDir, name: &str) -> Background {
+        let out = scratch.path().join(format!("{name}.stdout"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ringbus"));
+        command
+            .args(args)
+            .env("RINGBUS_ROOT", root)
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(Stdio::inherit());
+        // SAFETY: prctl is async-signal-safe; it only asks the kernel to SIGKILL the child
+        // when the test process dies, so a failed test leaves no process behind.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        Background { child: command.spawn().expect("start the ringbus binary"), out }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn stdout(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap()
+    }
+
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child's pid, which it keeps until we reap it.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
+    }
+
+    /// Waits for it to exit, failing after `limit`.
+    pub fn wait(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(start.elapsed() < limit, "watchdog: background ringbus still running after {limit:?}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Waits for `cond`, failing after `limit` with `what`.
+pub fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// `ringbus ARGS --json` (with root), parsed; fails unless it exits 0.
+pub fn json(args: &[&str], root: &Path, scratch: &tempfile::TempDir) -> serde_json::Value {
+    let run = ringbus(args, Some(root), scratch, Duration::from_secs(60));
+    assert!(run.status.success(), "ringbus {args:?} failed: {}{}", run.stdout, run.stderr);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("ringbus {args:?}: {e}: {}", run.stdout))
+}

@@ -1,0 +1,143 @@
+//! `ringbus pub TOPIC [DATA]`: publish a message once, a number of times, or at a rate.
+
+use super::output::Failure;
+use super::session::{positive, Session, TimeoutArg};
+use anyhow::Context;
+use ringbus::inspect;
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    ringbus pub chatter hello                   # one message\n  \
+    ringbus pub chatter hello --rate 10         # 10 Hz until Ctrl-C\n  \
+    ringbus pub chatter --file frame.bin --count 100 --rate 1000\n  \
+    date | ringbus pub chatter -                # from stdin\n  \
+    ringbus pub chatter hi --wait-subscribers 1 # wait for a subscriber first\n\n\
+    A topic that does not exist is created (with --max-payload-bytes). When the last\n\
+    participant leaves a topic it is removed: a message nobody subscribed to is gone.")]
+pub struct PubArgs {
+    /// The topic.
+    topic: String,
+    /// The message: text, hex with --hex, or `-` for stdin. Omit it with --file.
+    #[arg(required_unless_present = "file")]
+    data: Option<String>,
+    /// Read the message from this file.
+    #[arg(long, conflicts_with = "data", value_name = "PATH")]
+    file: Option<std::path::PathBuf>,
+    /// DATA is hex (`de ad be ef` or `deadbeef`).
+    #[arg(long)]
+    hex: bool,
+    /// Publish this many times per second (default: as one burst).
+    #[arg(long, value_name = "HZ", value_parser = positive)]
+    rate: Option<f64>,
+    /// How many messages (default: 1, or until Ctrl-C with --rate).
+    #[arg(long, short = 'n')]
+    count: Option<u64>,
+    /// Wait until the topic has this many subscribers before publishing.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    wait_subscribers: usize,
+    /// max_payload_bytes for a topic this command creates (default: 4096, or the
+    /// message's size if larger). An existing topic keeps its own.
+    #[arg(long, value_name = "BYTES")]
+    max_payload_bytes: Option<u64>,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+}
+
+impl PubArgs {
+    pub fn run(self) -> anyhow::Result<()> {
+        let payload = self.payload()?;
+        let session = Session::new("pub", self.timeout.timeout)?;
+        let exists = inspect::topic(session.node.root(), &self.topic)?.is_some();
+        let mut builder = session.node.topic(&self.topic);
+        if !exists {
+            builder = builder.max_payload_bytes(self.max_payload_bytes.unwrap_or(4096).max(payload.len() as u64));
+        }
+        let mut publisher = builder.publisher()?;
+        if !self.wait_for_subscribers(&session)? {
+            return Ok(());
+        }
+        let count = self.count.unwrap_or(if self.rate.is_some() { u64::MAX } else { 1 });
+        let period = self.rate.map(|hz| Duration::from_secs_f64(1.0 / hz));
+        let start = Instant::now();
+        let mut sent = 0u64;
+        while sent < count && !session.interrupted() {
+            if session.expired() {
+                break;
+            }
+            if let Some(p) = period {
+                let due = start + p.mul_f64(sent as f64);
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep((due - now).min(session.slice()));
+                    continue;
+                }
+            }
+            publisher.publish_copy(&payload).with_context(|| format!("publish on {:?}", self.topic))?;
+            sent += 1;
+        }
+        eprintln!("published {sent} message(s) of {} bytes on {:?}", payload.len(), self.topic);
+        Ok(())
+    }
+
+    fn payload(&self) -> anyhow::Result<Vec<u8>> {
+        if let Some(path) = &self.file {
+            return std::fs::read(path).with_context(|| format!("read {}", path.display()));
+        }
+        let data = self.data.as_deref().unwrap_or_default();
+        if data == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).context("read stdin")?;
+            return Ok(bytes);
+        }
+        if self.hex {
+            return parse_hex(data);
+        }
+        Ok(data.as_bytes().to_vec())
+    }
+
+    /// `Ok(false)`: interrupted while waiting.
+    fn wait_for_subscribers(&self, session: &Session) -> anyhow::Result<bool> {
+        while self.wait_subscribers > 0 {
+            let live = inspect::topic(session.node.root(), &self.topic)?
+                .map_or(0, |t| t.subscribers.iter().filter(|s| s.alive).count());
+            if live >= self.wait_subscribers {
+                break;
+            }
+            if session.interrupted() {
+                return Ok(false);
+            }
+            if session.expired() {
+                return Err(Failure::Timeout(format!(
+                    "{live} of {} subscribers before the timeout",
+                    self.wait_subscribers
+                ))
+                .into());
+            }
+            std::thread::sleep(session.slice().min(Duration::from_millis(20)));
+        }
+        Ok(true)
+    }
+}
+
+fn parse_hex(text: &str) -> anyhow::Result<Vec<u8>> {
+    let digits: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if let Some(bad) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+        anyhow::bail!("hex data {text:?} has a non-hex character {bad:?}");
+    }
+    if digits.len() % 2 != 0 {
+        anyhow::bail!("hex data {text:?} has an odd number of digits");
+    }
+    Ok((0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digits")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex_parses_with_or_without_spaces_and_refuses_junk() {
+        assert_eq!(super::parse_hex("de ad BE ef").unwrap(), [0xde, 0xad, 0xbe, 0xef]);
+        assert!(super::parse_hex("abc").is_err());
+        assert!(super::parse_hex("zz").is_err());
+    }
+}

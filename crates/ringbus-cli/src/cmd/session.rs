@@ -1,0 +1,87 @@
+//! What `echo`, `hz` and `pub` share: a node for the command, Ctrl-C that stops cleanly
+//! (so the command leaves its slot and the topic like any well-behaved participant), an
+//! optional overall timeout, and waiting for a topic to appear.
+
+use super::output::Failure;
+use ringbus::inspect;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often a blocked command looks at Ctrl-C and its deadline.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// The run of one command: stops on Ctrl-C (SIGINT/SIGTERM) or at its deadline.
+#[derive(Debug)]
+pub struct Session {
+    pub node: ringbus::Node,
+    stop: Arc<AtomicBool>,
+    deadline: Option<Instant>,
+}
+
+impl Session {
+    pub fn new(command: &str, timeout_s: Option<f64>) -> anyhow::Result<Session> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed))?;
+        let node = ringbus::Node::new(&format!("ringbus-{command}"))?;
+        let deadline = timeout_s.map(|s| Instant::now() + Duration::from_secs_f64(s));
+        Ok(Session { node, stop, deadline })
+    }
+
+    /// Whether Ctrl-C was pressed.
+    pub fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether the deadline passed.
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// How long the next blocking step may take: at most [`TICK`], never past the deadline.
+    pub fn slice(&self) -> Duration {
+        match self.deadline {
+            Some(d) => d.saturating_duration_since(Instant::now()).min(TICK),
+            None => TICK,
+        }
+    }
+
+    /// Waits until topic `name` exists (so that a command never creates a topic with
+    /// settings its real publishers would not expect). `Ok(false)`: interrupted.
+    pub fn wait_for_topic(&self, name: &str) -> anyhow::Result<bool> {
+        let mut said = false;
+        loop {
+            if inspect::topic(self.node.root(), name)?.is_some() {
+                return Ok(true);
+            }
+            if self.interrupted() {
+                return Ok(false);
+            }
+            if self.expired() {
+                return Err(Failure::Timeout(format!("topic {name:?} did not appear before the timeout")).into());
+            }
+            if !said {
+                eprintln!("waiting for topic {name:?} to appear (Ctrl-C to stop)...");
+                said = true;
+            }
+            std::thread::sleep(self.slice());
+        }
+    }
+}
+
+/// `--timeout`, shared by the commands that wait.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct TimeoutArg {
+    /// Give up after this many seconds (exit 4 if the work was not done).
+    #[arg(long, value_name = "SECS", value_parser = positive)]
+    pub timeout: Option<f64>,
+}
+
+/// Parses a strictly positive, finite number (seconds, hertz).
+pub fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number")),
+    }
+}

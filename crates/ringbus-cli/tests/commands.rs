@@ -1,0 +1,228 @@
+//! `ringbus list / info / echo / pub / hz / clean` against live processes: each test starts
+//! real publishers and subscribers (this process, and `ringbus` commands in the
+//! background), then checks the commands' `--json` output and exit codes exactly.
+
+mod common;
+
+use common::{json, ringbus, wait_until, Background};
+use ringbus::Wake;
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+fn node(root: &Path) -> ringbus::Node {
+    ringbus::Node::with_root("test", root).unwrap()
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}"))).collect()
+}
+
+/// The subscriber row of process `pid` in `ringbus info --json`.
+fn subscriber_of(info: &Value, pid: u32) -> Value {
+    let subs = info["subscribers"].as_array().unwrap();
+    subs.iter().find(|s| s["pid"] == pid).unwrap_or_else(|| panic!("no subscriber of pid {pid}: {info}")).clone()
+}
+
+#[test]
+fn info_figures_match_what_was_published_and_consumed_exactly() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut publisher = node.topic("sensors/imu").max_payload_bytes(256).depth(64).publisher().unwrap();
+    let mut polling = node.topic("sensors/imu").wake(Wake::Never).subscriber().unwrap();
+    let echo = Background::start(&["echo", "sensors/imu", "--json"], root.path(), &scratch, "echo");
+    wait_until(LIMIT, "echo subscribed", || {
+        json(&["info", "sensors/imu", "--json"], root.path(), &scratch)["subscribers"].as_array().unwrap().len() == 2
+    });
+    for i in 0..10u8 {
+        publisher.publish_copy(&vec![b'a' + i; 10 + i as usize]).unwrap();
+    }
+    for _ in 0..3 {
+        polling.take().unwrap().unwrap();
+    }
+    wait_until(LIMIT, "echo printed 10 messages", || echo.stdout().lines().count() == 10);
+
+    let info = json(&["info", "/sensors/imu", "--json"], root.path(), &scratch);
+    assert_eq!(info["name"], "sensors/imu");
+    assert_eq!((info["publishes"].as_u64(), info["payload_bytes"].as_u64()), (Some(10), Some((10..20).sum())));
+    assert_eq!(info["settings"]["max_payload_bytes"], 256);
+    assert_eq!(info["settings"]["depth"], 64);
+    let p = &info["publishers"][0];
+    assert_eq!((p["pid"].as_u64(), p["alive"].as_bool()), (Some(std::process::id() as u64), Some(true)));
+    assert_eq!(p["wake_syscalls"].as_u64().unwrap() + p["wakes_skipped"].as_u64().unwrap(), 10);
+    let mine = subscriber_of(&info, std::process::id());
+    assert_eq!(
+        (&mine["wake"], &mine["taken"], &mine["lag"], &mine["lost"]),
+        (&"never".into(), &3.into(), &7.into(), &0.into())
+    );
+    let theirs = subscriber_of(&info, echo.pid());
+    assert_eq!((&theirs["wake"], &theirs["taken"], &theirs["lost"]), (&"on_data".into(), &10.into(), &0.into()));
+    assert_eq!(theirs["lag"], 0, "echo drained the topic and went back to sleep");
+
+    let echoed = lines(&echo.stdout());
+    let positions: Vec<u64> = echoed.iter().map(|v| v["position"].as_u64().unwrap()).collect();
+    assert_eq!(positions, (0..10).collect::<Vec<_>>());
+    assert_eq!(echoed[2]["text"], "cccccccccccc");
+
+    let list = json(&["list", "--json"], root.path(), &scratch);
+    assert_eq!(list["topics"][0]["name"], "sensors/imu");
+    let nodes: Vec<&str> = list["nodes"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+    assert_eq!(nodes.len(), 2);
+    assert!(nodes.contains(&"test") && nodes.contains(&"ringbus-echo"), "{nodes:?}");
+    let human = ringbus(&["info", "sensors/imu"], Some(root.path()), &scratch, LIMIT);
+    assert!(human.status.success() && human.stdout.contains("SUBSCRIBERS") && human.stdout.contains("never"));
+    echo.signal(libc::SIGTERM);
+}
+
+#[test]
+fn pub_delivers_arguments_files_and_hex_and_echo_counts_with_history() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut sub = node.topic("cmd").max_payload_bytes(64).history(4).subscriber().unwrap();
+    let file = scratch.path().join("frame.bin");
+    std::fs::write(&file, [0u8, 1, 2, 255]).unwrap();
+    let file = file.to_str().unwrap();
+    let mut got = Vec::new();
+    for args in [
+        &["pub", "cmd", "hello", "--count", "2"][..],
+        &["pub", "cmd", "--file", file],
+        &["pub", "cmd", "--hex", "de ad"],
+    ] {
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert!(run.status.success(), "{args:?}: {}", run.stderr);
+        // Taken before the next `pub` reuses the departed publisher's slot (and file).
+        got.extend(std::iter::from_fn(|| sub.take().unwrap().map(|s| s.to_vec())));
+    }
+    assert_eq!(got, [b"hello".to_vec(), b"hello".to_vec(), vec![0, 1, 2, 255], vec![0xde, 0xad]]);
+
+    // The topic keeps the last 4 in history for a late echo (the pubs are gone, their
+    // files stay while a participant lives).
+    let mut publisher = node.topic("cmd").publisher().unwrap();
+    for word in ["one", "two", "three"] {
+        publisher.publish_copy(word.as_bytes()).unwrap();
+    }
+    let run = ringbus(&["echo", "cmd", "--count", "3", "--json"], Some(root.path()), &scratch, LIMIT);
+    assert!(run.status.success(), "{}", run.stderr);
+    let texts: Vec<Value> = lines(&run.stdout).iter().map(|v| v["text"].clone()).collect();
+    assert_eq!(texts, ["one", "two", "three"]);
+
+    let too_big = ringbus(&["pub", "cmd", &"x".repeat(65)], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(too_big.status.code(), Some(1));
+    assert!(too_big.stderr.contains("max_payload_bytes of 64"), "{}", too_big.stderr);
+    let bad_hex = ringbus(&["pub", "cmd", "--hex", "xyz"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(bad_hex.status.code(), Some(1));
+    assert!(bad_hex.stderr.contains("non-hex character"), "{}", bad_hex.stderr);
+}
+
+#[test]
+fn hz_reports_the_rate_of_a_live_publisher() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let publisher = Background::start(&["pub", "tick", "x", "--rate", "200"], root.path(), &scratch, "pub");
+    let run =
+        ringbus(&["hz", "tick", "--count", "50", "--json", "--timeout", "30"], Some(root.path()), &scratch, LIMIT);
+    assert!(run.status.success(), "{}", run.stderr);
+    let report = &lines(&run.stdout)[0];
+    assert_eq!(report["messages"], 50);
+    let (min, mean, max) =
+        (report["min_ms"].as_f64().unwrap(), report["mean_ms"].as_f64().unwrap(), report["max_ms"].as_f64().unwrap());
+    assert!(0.0 < min && min <= mean && mean <= max, "{report}");
+    assert!(report["hz"].as_f64().unwrap() > 0.0);
+    publisher.signal(libc::SIGTERM);
+}
+
+#[test]
+fn exit_codes_say_what_happened() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let missing = ringbus(&["info", "nope"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(missing.status.code(), Some(3), "{}", missing.stderr);
+    assert!(missing.stderr.contains("ringbus list topics"));
+    let node = node(root.path());
+    let _publisher = node.topic("quiet").publisher().unwrap();
+    let waited = ringbus(&["echo", "quiet", "--count", "1", "--timeout", "0.3"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(waited.status.code(), Some(4), "{}", waited.stderr);
+    let usage = ringbus(&["echo"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(usage.status.code(), Some(2));
+    let bad_rate = ringbus(&["pub", "t", "x", "--rate", "0"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(bad_rate.status.code(), Some(2));
+    assert!(bad_rate.stderr.contains("not a positive number"), "{}", bad_rate.stderr);
+    // Nothing ever ran under a root that does not exist: empty listings, not an error,
+    // and the root is not created by looking.
+    let nowhere = root.path().join("never-created");
+    let list = json(&["list", "topics", "--json"], &nowhere, &scratch);
+    assert_eq!(list, serde_json::json!([]));
+    assert!(!nowhere.exists());
+}
+
+#[test]
+fn clean_reclaims_sigkilled_participants_and_leaves_a_live_pair_alone() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let live_pub = Background::start(&["pub", "live", "x", "--rate", "50"], root.path(), &scratch, "live-pub");
+    let live_echo = Background::start(&["echo", "live"], root.path(), &scratch, "live-echo");
+    let dead_pub = Background::start(&["pub", "dead", "y", "--rate", "50"], root.path(), &scratch, "dead-pub");
+    let dead_echo = Background::start(&["echo", "dead"], root.path(), &scratch, "dead-echo");
+    wait_until(LIMIT, "both pairs flowing", || !live_echo.stdout().is_empty() && !dead_echo.stdout().is_empty());
+    for p in [&dead_pub, &dead_echo] {
+        p.signal(libc::SIGKILL);
+    }
+    let mut dead_pub = dead_pub;
+    let mut dead_echo = dead_echo;
+    dead_pub.wait(LIMIT);
+    dead_echo.wait(LIMIT);
+
+    let before = common::files_in(root.path());
+    let info = json(&["info", "dead", "--json"], root.path(), &scratch);
+    assert_eq!(info["publishers"][0]["alive"], false);
+    assert_eq!(info["subscribers"][0]["alive"], false);
+    let dry = json(&["clean", "--dry-run", "--json"], root.path(), &scratch);
+    let mut after_dry = common::files_in(root.path());
+    let mut sorted_before = before.clone();
+    sorted_before.sort();
+    after_dry.sort();
+    assert_eq!(after_dry, sorted_before, "a dry run removes nothing");
+
+    let cleaned = json(&["clean", "--json"], root.path(), &scratch);
+    assert_eq!(cleaned["removed"], dry["removed"], "the dry run said exactly what clean did");
+    let removed: Vec<String> = cleaned["removed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| Path::new(r["path"].as_str().unwrap()).file_name().unwrap().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(removed.iter().filter(|f| f.starts_with("node.")).count(), 2, "the two dead nodes: {removed:?}");
+    assert!(removed.contains(&"topic.dead".to_string()), "{removed:?}");
+    assert!(removed.iter().all(|f| !f.contains("live")), "nothing of the live pair: {removed:?}");
+    let left = common::files_in(root.path());
+    assert!(left.iter().all(|f| !f.contains("dead")), "{left:?}");
+
+    let list = json(&["list", "--json"], root.path(), &scratch);
+    let topics: Vec<&str> = list["topics"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(topics, ["live"]);
+    assert!(list["nodes"].as_array().unwrap().iter().all(|n| n["alive"] == true));
+    let seen = live_echo.stdout().lines().count();
+    wait_until(LIMIT, "the live pair still flowing", || live_echo.stdout().lines().count() > seen + 2);
+    for p in [&live_pub, &live_echo] {
+        p.signal(libc::SIGTERM);
+    }
+    let (mut live_pub, mut live_echo) = (live_pub, live_echo);
+    assert!(live_pub.wait(LIMIT).success() && live_echo.wait(LIMIT).success(), "Ctrl-C/SIGTERM ends them cleanly");
+    assert_eq!(common::files_in(root.path()), Vec::<String>::new(), "well-behaved participants leave nothing");
+}
+
+#[test]
+fn clean_reports_foreign_files_and_removes_them_only_when_asked() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    std::fs::write(root.path().join("topic.bogus"), vec![0u8; 4096]).unwrap();
+    std::fs::write(root.path().join("notes.txt"), b"hello").unwrap();
+    let list = json(&["list", "problems", "--json"], root.path(), &scratch);
+    assert_eq!(list.as_array().unwrap().len(), 2, "{list}");
+    let kept = json(&["clean", "--json"], root.path(), &scratch);
+    assert_eq!(kept["skipped"].as_array().unwrap().len(), 2);
+    assert_eq!(common::files_in(root.path()).len(), 2, "not removed without --foreign");
+    let human = ringbus(&["clean"], Some(root.path()), &scratch, LIMIT);
+    assert!(human.stdout.contains("--foreign"), "says how to remove them: {}", human.stdout);
+    let removed = json(&["clean", "--foreign", "--json"], root.path(), &scratch);
+    assert_eq!(removed["removed"].as_array().unwrap().len(), 2);
+    assert!(common::files_in(root.path()).is_empty());
+}
