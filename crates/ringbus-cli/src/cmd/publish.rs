@@ -99,11 +99,14 @@ impl PubArgs {
 
     /// `Ok(false)`: interrupted while waiting.
     fn wait_for_subscribers(&self, session: &Session) -> anyhow::Result<bool> {
-        while self.wait_subscribers > 0 {
+        if self.wait_subscribers == 0 {
+            return Ok(true);
+        }
+        loop {
             let live = inspect::topic(session.node.root(), &self.topic)?
                 .map_or(0, |t| t.subscribers.iter().filter(|s| s.alive).count());
             if live >= self.wait_subscribers {
-                break;
+                return Ok(true);
             }
             if session.interrupted() {
                 return Ok(false);
@@ -117,7 +120,6 @@ impl PubArgs {
             }
             std::thread::sleep(session.slice().min(Duration::from_millis(20)));
         }
-        Ok(true)
     }
 }
 
@@ -126,7 +128,7 @@ fn parse_hex(text: &str) -> anyhow::Result<Vec<u8>> {
     if let Some(bad) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
         anyhow::bail!("hex data {text:?} has a non-hex character {bad:?}");
     }
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         anyhow::bail!("hex data {text:?} has an odd number of digits");
     }
     Ok((0..digits.len()).step_by(2).map(|i| u8::from_str_radix(&digits[i..i + 2], 16).expect("hex digits")).collect())
