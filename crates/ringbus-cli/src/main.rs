@@ -3,7 +3,7 @@
 
 mod cmd;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
 /// ringbus — zero-copy publish/subscribe over Linux shared memory.
@@ -17,7 +17,9 @@ use std::process::ExitCode;
         ringbus bench fanout --subs 16 --size 64,1MiB --json out.json --plot out.svg\n  \
         ringbus bench fanout --help                  # every option of the fan-out benchmark\n  \
         ringbus bench tokens --quick                 # make's jobserver pipe vs ringbus Semaphore, 8 and 16 workers\n  \
-        ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll"
+        ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll\n  \
+        ringbus doctor                               # what this machine lacks for ringbus, and how to fix it\n  \
+        ringbus completions bash > ~/.local/share/bash-completion/completions/ringbus"
 )]
 struct Cli {
     /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-<uid>].
@@ -36,7 +38,7 @@ fn main() -> ExitCode {
         // Before any thread starts; every command and worker then finds it the usual way.
         std::env::set_var(ringbus::ROOT_ENV, root);
     }
-    match cli.command.run() {
+    match cli.command.run(Cli::command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

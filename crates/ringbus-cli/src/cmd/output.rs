@@ -46,7 +46,12 @@ pub fn colour_enabled() -> bool {
 }
 
 pub fn paint(text: &str, colour: Colour) -> String {
-    if colour_enabled() {
+    paint_when(colour_enabled(), text, colour)
+}
+
+/// `text` in `colour` if `enabled`.
+pub fn paint_when(enabled: bool, text: &str, colour: Colour) -> String {
+    if enabled {
         format!("\x1b[{}m{text}\x1b[0m", colour as u8)
     } else {
         text.to_string()

@@ -15,6 +15,18 @@ pub struct Run {
 /// Runs `ringbus args...` (with `RINGBUS_ROOT=root` if given), output in files in
 /// `scratch`, killed and failed after `watchdog` (instead of hanging CI).
 pub fn ringbus(args: &[&str], root: Option<&Path>, scratch: &tempfile::TempDir, watchdog: Duration) -> Run {
+    ringbus_env(args, root, &[], scratch, watchdog)
+}
+
+/// [`ringbus()`] with extra environment variables, set after the runner's own (so
+/// `RINGBUS_WAITSET_BACKEND`, which [`ringbus()`] removes, can be set here).
+pub fn ringbus_env(
+    args: &[&str],
+    root: Option<&Path>,
+    env: &[(&str, &str)],
+    scratch: &tempfile::TempDir,
+    watchdog: Duration,
+) -> Run {
     let out = scratch.path().join("stdout");
     let err = scratch.path().join("stderr");
     let mut command = Command::new(env!("CARGO_BIN_EXE_ringbus"));
@@ -27,6 +39,7 @@ pub fn ringbus(args: &[&str], root: Option<&Path>, scratch: &tempfile::TempDir, 
     if let Some(root) = root {
         command.env("RINGBUS_ROOT", root);
     }
+    command.envs(env.iter().copied());
     let mut child = command.spawn().expect("start the ringbus binary");
     let start = Instant::now();
     let status = loop {

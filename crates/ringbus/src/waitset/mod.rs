@@ -10,6 +10,7 @@
 //! word: a publish, `Latch::set`, `Semaphore::post` or [`crate::wake`] from any process.
 
 pub(crate) mod backend;
+pub mod probe;
 mod source;
 
 pub use backend::{Backend, BackendChoice};
