@@ -43,10 +43,9 @@ enum Format {
 impl EchoArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let session = Session::new("echo", self.timeout.timeout)?;
-        if !session.wait_for_topic(&self.topic)? {
+        let Some(mut subscriber) = session.subscribe(&self.topic)? else {
             return Ok(());
-        }
-        let mut subscriber = session.node.topic(&self.topic).subscriber()?;
+        };
         let mut printed = 0u64;
         while self.count.is_none_or(|c| printed < c) {
             if session.interrupted() {

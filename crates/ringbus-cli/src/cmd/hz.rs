@@ -64,10 +64,9 @@ pub fn rate_of(stamps_ns: &VecDeque<u64>, messages: u64) -> Option<Rate> {
 impl HzArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let session = Session::new("hz", self.timeout.timeout)?;
-        if !session.wait_for_topic(&self.topic)? {
+        let Some(mut subscriber) = session.subscribe(&self.topic)? else {
             return Ok(());
-        }
-        let mut subscriber = session.node.topic(&self.topic).subscriber()?;
+        };
         let mut stamps = VecDeque::with_capacity(self.window as usize);
         let mut messages = 0u64;
         let every = Duration::from_secs_f64(self.every);

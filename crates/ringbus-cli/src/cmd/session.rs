@@ -47,6 +47,14 @@ impl Session {
         }
     }
 
+    /// Waits for topic `name` to appear, then subscribes to it; `None` if interrupted.
+    pub fn subscribe(&self, name: &str) -> anyhow::Result<Option<ringbus::Subscriber>> {
+        if !self.wait_for_topic(name)? {
+            return Ok(None);
+        }
+        Ok(Some(self.node.topic(name).subscriber()?))
+    }
+
     /// Waits until topic `name` exists (so that a command never creates a topic with
     /// settings its real publishers would not expect). `Ok(false)`: interrupted.
     pub fn wait_for_topic(&self, name: &str) -> anyhow::Result<bool> {
