@@ -21,7 +21,8 @@
 //! Layers, each depending only on those above it: `sys` (system calls) → `sync` (atomics,
 //! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log) → `pool`
 //! (chunks) → `notify` (wake protocol, words, latches, semaphores) → `pubsub` → `registry` (nodes,
-//! cleanup) → `waitset` (one wait over all of them, fds and timers).
+//! cleanup) → `waitset` (one wait over all of them, fds and timers) → `executor` (timers and
+//! callbacks on one thread, in the callback or the polling style).
 #![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]
 
@@ -32,6 +33,8 @@ pub(crate) mod sync;
 
 #[cfg(not(loom))]
 pub mod error;
+#[cfg(not(loom))]
+pub mod executor;
 #[cfg(not(loom))]
 pub(crate) mod pubsub;
 #[cfg(not(loom))]
@@ -46,6 +49,8 @@ pub mod waitset;
 #[cfg(not(loom))]
 pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
 #[cfg(not(loom))]
+pub use executor::{Control, Executor, Input};
+#[cfg(not(loom))]
 pub use notify::object::{Latch, Semaphore, SemaphoreFull, WakeStats};
 pub use notify::semaphore::MAX_SEMAPHORE_COUNT;
 #[cfg(not(loom))]
@@ -53,7 +58,7 @@ pub use notify::word::{wait, wake};
 pub use notify::TimedOut;
 #[cfg(not(loom))]
 pub use pubsub::{
-    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
+    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
 pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport, Node};

@@ -3,12 +3,14 @@
 pub(crate) mod publisher;
 pub(crate) mod settings;
 pub(crate) mod subscriber;
+pub(crate) mod take_all;
 pub(crate) mod topic;
 pub(crate) mod view;
 
 pub use publisher::{Loan, Publisher, PublisherStats};
 pub use settings::{TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES};
 pub use subscriber::Subscriber;
+pub use take_all::TakeAll;
 pub use view::{PublisherId, Sample};
 
 use crate::error::OpenError;

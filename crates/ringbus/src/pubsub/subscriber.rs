@@ -256,6 +256,15 @@ impl Subscriber {
         self.next_from_any(false)
     }
 
+    /// Every message not taken yet, oldest first, one pinned sample at a time; see
+    /// [`TakeAll`](super::TakeAll). Read from a timer, this is the polling style of seed
+    /// 002: nothing wakes the process between ticks.
+    pub fn take_all(&mut self) -> super::TakeAll<'_> {
+        let c = self.core.topic.layout.config;
+        let limit = c.depth as u64 * c.max_publishers as u64;
+        super::TakeAll::new(self, limit)
+    }
+
     /// The newest message, skipping (not counting as lost) everything older. With several
     /// publishers, the newest of each is compared by timestamp and the others are skipped.
     pub fn take_latest(&mut self) -> Result<Option<Sample>, TakeError> {
