@@ -108,6 +108,18 @@ fn pub_delivers_arguments_files_and_hex_and_echo_counts_with_history() {
     let texts: Vec<Value> = lines(&run.stdout).iter().map(|v| v["text"].clone()).collect();
     assert_eq!(texts, ["one", "two", "three"]);
 
+    // From stdin (after draining what the in-process publisher sent).
+    assert_eq!(sub.take_all().count(), 3);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ringbus"))
+        .args(["pub", "cmd", "-"])
+        .env("RINGBUS_ROOT", root.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"from stdin").unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(&*sub.take().unwrap().expect("the stdin message"), b"from stdin");
+
     let too_big = ringbus(&["pub", "cmd", &"x".repeat(65)], Some(root.path()), &scratch, LIMIT);
     assert_eq!(too_big.status.code(), Some(1));
     assert!(too_big.stderr.contains("max_payload_bytes of 64"), "{}", too_big.stderr);
