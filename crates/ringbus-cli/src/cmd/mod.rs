@@ -9,6 +9,7 @@ mod info;
 mod json;
 mod list;
 pub mod output;
+mod top;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
@@ -16,6 +17,8 @@ pub enum Command {
     List(list::ListArgs),
     /// Show one topic: settings, publishers, subscribers (lag, lost, held), wake statistics.
     Info(info::InfoArgs),
+    /// A live view of topics and subscribers: rates, bandwidth, lag, drops, wake system calls.
+    Top(top::TopArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Internal: a worker process of `ringbus bench` (started by it, never by hand).
@@ -28,6 +31,7 @@ impl Command {
         match self {
             Command::List(args) => args.run(),
             Command::Info(args) => args.run(),
+            Command::Top(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::BenchWorker(args) => args.run(),
         }
