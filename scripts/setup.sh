@@ -17,3 +17,12 @@ fi
 if [ ! -e /sys/kernel/tracing/events/raw_syscalls/sys_enter/id ] && [ ! -e /sys/kernel/debug/tracing/events/raw_syscalls/sys_enter/id ]; then
   mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || echo "setup: could not mount tracefs; syscall counts will be unavailable" >&2
 fi
+
+# The live view of `ringbus top` is tested through a real terminal: tmux (skipped without it).
+if ! command -v tmux >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; } || echo "setup: could not install tmux; the terminal test of ringbus top will be skipped" >&2
+  else
+    echo "setup: tmux is missing and this is not root; the terminal test of ringbus top will be skipped" >&2
+  fi
+fi

@@ -1,9 +1,12 @@
 //! The JSON shapes of what `ringbus::inspect` reads, shared by `list`, `info` and `top`.
 //! Field names are a contract for scripts: add fields, never rename them.
 
+use super::top::rows::{Order, SubscriberRow, TopicRow};
 use ringbus::inspect::{NodeInfo, ObjectInfo, ObjectKind, Problem, PublisherInfo, SubscriberInfo, TopicInfo};
 use ringbus::Wake;
 use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
 
 pub fn wake_name(wake: Wake) -> &'static str {
     match wake {
@@ -78,4 +81,32 @@ pub fn object(o: &ObjectInfo) -> Value {
 
 pub fn problem(p: &Problem) -> Value {
     json!({ "path": p.path, "reason": p.reason })
+}
+
+/// One frame of `ringbus top --once --json`: rates over `elapsed` (asked: `interval_s`).
+pub fn top(root: &Path, interval_s: f64, elapsed: Duration, order: Order, rows: &[TopicRow]) -> Value {
+    json!({
+        "root": root, "interval_s": interval_s, "elapsed_s": elapsed.as_secs_f64(),
+        "sort": order.key.name(), "descending": order.descending(),
+        "topics": rows.iter().map(top_topic).collect::<Vec<_>>(),
+    })
+}
+
+fn top_topic(t: &TopicRow) -> Value {
+    json!({
+        "name": t.name, "topic_id": format!("{:016x}", t.topic_id),
+        "publishers": t.publishers, "subscribers": t.subscribers,
+        "messages": t.messages, "messages_per_s": t.messages_per_s, "bytes_per_s": t.bytes_per_s,
+        "sleepers": t.sleepers, "wake_syscalls_per_s": t.wake_syscalls_per_s,
+        "wakes_skipped_per_s": t.wakes_skipped_per_s,
+        "subscribers_detail": t.subscriber_rows.iter().map(top_subscriber).collect::<Vec<_>>(),
+    })
+}
+
+fn top_subscriber(s: &SubscriberRow) -> Value {
+    json!({
+        "slot": s.slot, "node_id": format!("{:016x}", s.node_id), "pid": s.pid, "wake": wake_name(s.wake),
+        "taken_per_s": s.taken_per_s, "lag": s.lag, "lost": s.lost, "lost_per_s": s.lost_per_s,
+        "held": s.held, "asleep": s.asleep, "alive": s.alive,
+    })
 }

@@ -16,6 +16,7 @@ mod list;
 pub mod output;
 mod publish;
 mod session;
+mod top;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
@@ -31,6 +32,8 @@ pub enum Command {
     Hz(hz::HzArgs),
     /// Remove what dead processes left behind (dead nodes, unused topics, stale files).
     Clean(clean::CleanArgs),
+    /// A live view of topics and subscribers: rates, bandwidth, lag, drops, wake system calls.
+    Top(top::TopArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Checks what ringbus needs from this machine and says how to fix each problem.
@@ -64,6 +67,7 @@ impl Command {
             Command::Pub(args) => args.run(),
             Command::Hz(args) => args.run(),
             Command::Clean(args) => args.run(),
+            Command::Top(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::Doctor(args) => args.run(),
             Command::Completions(args) => args.run(cli()),

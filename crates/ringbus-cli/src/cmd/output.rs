@@ -20,6 +20,9 @@ pub enum Failure {
     /// Exit 4: `--timeout` passed before the work was done.
     #[error("{0}")]
     Timeout(String),
+    /// Exit 2: the command cannot run as asked, for a reason the argument parser cannot see.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl Failure {
@@ -27,6 +30,7 @@ impl Failure {
         match self {
             Failure::NotFound(_) => 3,
             Failure::Timeout(_) => 4,
+            Failure::Usage(_) => 2,
         }
     }
 }

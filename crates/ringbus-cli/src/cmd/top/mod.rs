@@ -1,0 +1,109 @@
+//! `ringbus top`: a live view of the bus — per topic, messages and payload bytes per second,
+//! sleepers and wake system calls; per subscriber, how fast it takes, how far it lags,
+//! what it loses and whether it is alive. Rates are the difference of two
+//! `ringbus::inspect` snapshots over the measured time between them (`rows`), laid out as
+//! text (`frame`) and drawn on a terminal (`screen`), or printed once with `--once`.
+
+mod frame;
+pub(super) mod rows;
+mod screen;
+
+use super::json;
+use super::output::{print_json, Failure, JsonFlag};
+use frame::View;
+use ringbus::inspect::{self, TopicInfo};
+use rows::{Order, SortKey};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Refreshes are at least this far apart, and at most an hour.
+const MIN_INTERVAL_S: f64 = 0.1;
+const MAX_INTERVAL_S: f64 = 3600.0;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Keys (live view): s  next sort key   r  reverse the order   q, Esc, Ctrl-C  quit\n\n\
+    Examples:\n  \
+    ringbus top                              # refresh every second; s sorts, q quits\n  \
+    ringbus top --sort lag --interval 0.5    # who falls behind, twice a second\n  \
+    ringbus top --once --json --interval 2   # one frame of rates over 2 s, for scripts")]
+pub struct TopArgs {
+    /// Seconds between refreshes (and, with --once, between the two snapshots); at least 0.1.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_interval)]
+    interval: f64,
+    /// Sort by (numbers descending, names ascending).
+    #[arg(long, value_enum, default_value_t = SortKey::Rate)]
+    sort: SortKey,
+    /// Reverse the sort order.
+    #[arg(long)]
+    reverse: bool,
+    /// Print one frame and exit (works without a terminal): two snapshots `--interval` apart.
+    #[arg(long)]
+    once: bool,
+    #[command(flatten)]
+    json: JsonFlag,
+}
+
+fn parse_interval(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if (MIN_INTERVAL_S..=MAX_INTERVAL_S).contains(&seconds) {
+        Ok(seconds)
+    } else {
+        Err(format!("the interval must be {MIN_INTERVAL_S} to {MAX_INTERVAL_S} seconds"))
+    }
+}
+
+/// The topics of the root at one moment.
+pub struct Sample {
+    pub root: PathBuf,
+    pub topics: Vec<TopicInfo>,
+    pub at: Instant,
+}
+
+/// Reads the root; one that does not exist yet has no topics.
+fn sample() -> anyhow::Result<Sample> {
+    let at = Instant::now();
+    Ok(match super::existing_root()? {
+        Some(root) => {
+            let snap = inspect::snapshot(&root);
+            Sample { root: snap.root, topics: snap.topics, at }
+        }
+        None => Sample { root: ringbus::Root::default_path(), topics: Vec::new(), at },
+    })
+}
+
+impl TopArgs {
+    pub fn run(self) -> anyhow::Result<()> {
+        let interval = Duration::from_secs_f64(self.interval);
+        let order = Order { key: self.sort, reversed: self.reverse };
+        if self.json.json && !self.once {
+            return Err(Failure::Usage("`ringbus top --json` needs `--once`: it prints one frame".into()).into());
+        }
+        if !self.once {
+            if !std::io::stdout().is_terminal() {
+                return Err(Failure::Usage(
+                    "the live view needs a terminal and stdout is not one; \
+                     use `ringbus top --once` (add `--json` for scripts) to print one frame"
+                        .into(),
+                )
+                .into());
+            }
+            return screen::run(interval, order, sample);
+        }
+        let before = sample()?;
+        std::thread::sleep(interval);
+        let after = sample()?;
+        let elapsed = after.at - before.at;
+        let mut rows = rows::diff(&before.topics, &after.topics, elapsed);
+        rows::sort(&mut rows, order);
+        if self.json.json {
+            print_json(&json::top(&after.root, self.interval, elapsed, order, &rows));
+        } else {
+            let view = View { root: &after.root, rows: &rows, order, elapsed, live: false };
+            for line in frame::render(&view, None, None) {
+                println!("{}", line.painted());
+            }
+        }
+        Ok(())
+    }
+}
