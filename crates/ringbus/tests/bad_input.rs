@@ -108,9 +108,9 @@ fn a_version_mismatch_on_a_publisher_segment_is_named() {
     let root = TestRoot::new();
     let node = root.node("t");
     let _publisher = node.topic("ver").publisher().unwrap();
-    poke(&root.file_path("pub.ver."), 8, &2u32.to_le_bytes());
+    poke(&root.file_path("pub.ver."), 8, &99u32.to_le_bytes());
     let err = node.topic("ver").subscriber().unwrap_err();
-    assert!(matches!(err, OpenError::VersionMismatch { found: 2, expected: 1, .. }), "{err:?}");
+    assert!(matches!(err, OpenError::VersionMismatch { found: 99, expected: 2, .. }), "{err:?}");
 }
 
 #[test]

@@ -158,7 +158,7 @@ impl TopicHandle {
         role: Role,
         claim: impl FnOnce(&TopicHandle, u32, bool) -> Result<T, OpenError>,
     ) -> Result<(u32, T), OpenError> {
-        for slot in 0..self.slot_count(role) {
+        for slot in self.claim_order(role) {
             let byte = self.lock_byte(role, slot);
             if !sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
                 continue;
@@ -173,6 +173,17 @@ impl TopicHandle {
             };
         }
         Err(OpenError::TooMany { topic: self.name.clone(), role: role.name(), limit: self.slot_count(role) })
+    }
+
+    /// Slots in the order to try them. Publisher slots never used come first: a departed
+    /// publisher's file stays (and its unread messages stay readable) until its slot is
+    /// claimed again, so reuse waits until every slot has been used once.
+    fn claim_order(&self, role: Role) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.slot_count(role)).collect();
+        if role == Role::Publisher {
+            order.sort_by_key(|&slot| self.publisher_occupancy(slot).0 >> 32 != 0); // stable
+        }
+        order
     }
 
     /// Whether the slot's state is non-free and its lock held by another open file.
