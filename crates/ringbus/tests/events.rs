@@ -241,8 +241,15 @@ fn a_wait_set_reports_every_message_of_a_subscriber_exactly_once() {
     let mut publisher = node.topic("ws").publisher().unwrap();
     let set = WaitSet::new().unwrap();
     let key = set.attach_subscriber(&sub).unwrap().keep();
+    // The sender stays at most 32 messages ahead (the depth is 64), so a descheduled
+    // receiver on a busy machine never loses any: every message must be reported.
+    let consumed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let seen = consumed.clone();
     let sender = std::thread::spawn(move || {
         for i in 0u64..2000 {
+            while i >= seen.load(std::sync::atomic::Ordering::Relaxed) + 32 {
+                std::thread::sleep(Duration::from_micros(50));
+            }
             publisher.publish_copy(&i.to_le_bytes()).unwrap();
             if i % 7 == 0 {
                 std::thread::sleep(Duration::from_micros(200));
@@ -257,6 +264,7 @@ fn a_wait_set_reports_every_message_of_a_subscriber_exactly_once() {
         while let Some(sample) = sub.take().unwrap() {
             assert_eq!(*sample.value::<u64>().unwrap(), next);
             next += 1;
+            consumed.store(next, std::sync::atomic::Ordering::Relaxed);
         }
     }
     sender.join().unwrap();

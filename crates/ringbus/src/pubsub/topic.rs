@@ -181,7 +181,8 @@ impl TopicHandle {
     fn claim_order(&self, role: Role) -> Vec<u32> {
         let mut order: Vec<u32> = (0..self.slot_count(role)).collect();
         if role == Role::Publisher {
-            order.sort_by_key(|&slot| self.publisher_occupancy(slot).0 >> 32 != 0); // stable
+            order.sort_by_key(|&slot| self.publisher_occupancy(slot).0 >> 32 != 0);
+            // stable
         }
         order
     }
