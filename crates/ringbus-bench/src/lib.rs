@@ -11,6 +11,11 @@
 //! make's jobserver pipe and through [`ringbus::Semaphore`], in the same run; it reports
 //! wall time, the workers' CPU time and context switches per job.
 //!
+//! [`polling`] is seed 002's figure-1 node: topics at 10, 30 and 50 Hz (or 20 topics at
+//! 100 to 1000 Hz) read by a 10 Hz timer on a [`ringbus::Executor`], with per-message
+//! callbacks and with the timer taking what it needs; it reports the subscriber's CPU
+//! time, context switches and wake-ups, and the publishers' wake system calls.
+//!
 //! [`wake`] measures what multiplexing costs: wake latency p50/p99 and waiter CPU per
 //! wake for each [`ringbus::WaitSet`] backend, in the same run.
 //!
@@ -24,6 +29,7 @@ pub mod config;
 pub mod fanout;
 pub mod interrupt;
 pub mod plot;
+pub mod polling;
 pub mod report;
 pub mod stats;
 pub mod tokens;

@@ -51,6 +51,14 @@ pub(crate) fn us(h: &Histogram<u64>, q: f64) -> f64 {
     }
 }
 
+/// The lower median of `v` (an element of it: the lower middle one for an even count,
+/// which keeps `median(a) <= median(b)` when `a[i] <= b[i]` for all `i`). Repeated runs of
+/// the token and polling benches are summed up by it.
+pub(crate) fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
+    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    v[(v.len() - 1) / 2]
+}
+
 /// What the publishing loop measured.
 #[derive(Debug)]
 pub(crate) struct PublishSamples {

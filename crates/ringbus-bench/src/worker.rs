@@ -1,8 +1,9 @@
 //! A worker process of a bench, told by the bench (one JSON argument, a `WorkerJob`)
 //! what to do: a fan-out subscriber records each message's end-to-end latency into the
 //! shared results file and exits after the last message; a token worker runs jobs (the
-//! `tokens::worker` module). Every worker dies with the bench (`PR_SET_PDEATHSIG`), so
-//! none is ever left behind blocked on a wake-up that will not come.
+//! `tokens::worker` module); the polling bench's subscriber runs a node (`polling::worker`).
+//! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
+//! blocked on a wake-up that will not come.
 
 use crate::config::Scenario;
 use crate::results::ResultsFile;
@@ -21,6 +22,8 @@ pub(crate) enum WorkerJob {
     Tokens(crate::tokens::worker::TokensWorkerSpec),
     /// The waiter of `ringbus bench wake`.
     Wake(crate::wake::waiter::WakeWorkerSpec),
+    /// The subscriber node of `ringbus bench polling`.
+    Polling(crate::polling::worker::PollingWorkerSpec),
 }
 
 /// Everything one subscriber process needs.
@@ -63,6 +66,7 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::Fanout(spec) => run_subscriber(&spec),
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
+        WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::scenario::Measurement;
 use super::{Mechanism, TokensConfig};
+use crate::stats::median;
 use serde::Serialize;
 
 /// One (workers, mechanism) result. Every figure is the median over `repeat` runs (the
@@ -38,13 +39,6 @@ pub struct TokensRow {
     pub sys_cpu_vs_pipe: Option<f64>,
     /// Semaphore rows: `wall_s` divided by the pipe row's of the same worker count.
     pub wall_vs_pipe: Option<f64>,
-}
-
-/// The lower median (an element of `v`; keeps `a[i] <= b[i]` for all `i` as
-/// `median(a) <= median(b)`).
-fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
-    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
-    v[(v.len() - 1) / 2]
 }
 
 fn row(config: &TokensConfig, runs: &[&Measurement]) -> TokensRow {

@@ -1,14 +1,17 @@
-//! `ringbus bench`: the group of benchmarks.
+//! `ringbus bench`: the group of benchmarks, and what their commands share.
 
 use super::bench_fanout::FanoutArgs;
+use super::bench_polling::PollingArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
+use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     ringbus bench fanout --quick --json fanout.json --plot fanout.svg\n  \
     ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
-    ringbus bench wake --quick --json wake.json --plot wake.svg")]
+    ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
+    ringbus bench polling --quick --json polling.json --plot polling.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -25,6 +28,9 @@ enum Which {
     /// Wake latency p50/p99 and waiter CPU per wake for each WaitSet backend (futex, futex_waitv, io_uring, epoll).
     #[command(long_about = super::bench_wake::LONG_ABOUT)]
     Wake(WakeArgs),
+    /// Seed 002's figure-1 node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
+    #[command(long_about = super::bench_polling::LONG_ABOUT)]
+    Polling(PollingArgs),
 }
 
 impl BenchArgs {
@@ -33,6 +39,28 @@ impl BenchArgs {
             Which::Fanout(args) => args.run(),
             Which::Tokens(args) => args.run(),
             Which::Wake(args) => args.run(),
+            Which::Polling(args) => args.run(),
         }
+    }
+}
+
+/// `--json` and `--plot`, for a bench command to `#[command(flatten)]`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OutputArgs {
+    /// Also write the rows as a JSON array to FILE. Example: --json out.json
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Also draw the results as an SVG figure (see above). Example: --plot out.svg
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// Where a bench's run directory goes: `$RINGBUS_ROOT` (created and checked like a
+/// ringbus root) if set, else `/dev/shm`.
+pub fn run_parent() -> anyhow::Result<PathBuf> {
+    match std::env::var_os(ringbus::ROOT_ENV).filter(|p| !p.is_empty()) {
+        Some(p) => Ok(ringbus::Root::open(PathBuf::from(p))?.path().to_path_buf()),
+        None => Ok(PathBuf::from("/dev/shm")),
     }
 }

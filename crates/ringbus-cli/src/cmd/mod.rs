@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_fanout;
+mod bench_polling;
 mod bench_tokens;
 mod bench_wake;
 mod bench_worker;

@@ -1,0 +1,266 @@
+//! The polling benchmark (seed 002's figure-1 node): a node that receives topics and
+//! processes them in a 10 Hz timer, once with per-message callbacks and once with the
+//! timer taking what it needs, in the same invocation.
+//!
+//! Per run, in a fresh ringbus root under the bench's run directory:
+//!
+//! ```text
+//! bench:  publishers of every topic; a feeder thread publishes them on absolute due times
+//!         (t0 + k / rate, never drifting) for the whole run
+//!         start ONE subscriber process (this binary re-executed) for the style under test
+//! worker: inputs = executor.input(topic.wake(OnData | Never).subscriber())   <- the only difference
+//!         timer(100 ms) { latest() of every input; publish D = their sum }
+//!         ready.set(); start.wait(); drain what queued up before the start
+//!         before = (publishers' counters via inspect, executor stats, getrusage(SELF))
+//!         spin_for(duration)
+//!         after  = (getrusage(SELF), executor stats, publishers' counters); write the result
+//! bench:  wait for the worker to exit (bounded, noticing a failure, Ctrl-C); stop feeding
+//! ```
+//!
+//! The counters are read inside the usage window's edges, so the reads cost the window
+//! nothing. Every run is checked: the polling style must cost publishers no wake system
+//! call and wake its thread only for its timer, and every run's timer must have run about
+//! ten times a second.
+
+mod feeder;
+mod measure;
+pub mod plot;
+pub mod report;
+mod rows;
+mod schedule;
+pub(crate) mod worker;
+
+use crate::config::WorkerLauncher;
+use crate::interrupt;
+use crate::rundir::RunDir;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+pub use rows::PollingRow;
+
+/// Names of the latches under each run's root: the subscriber sets `ready` once its
+/// executor is built; the bench sets `start` to open the measured window.
+pub(crate) const READY_LATCH: &str = "bench/ready";
+pub(crate) const START_LATCH: &str = "bench/start";
+
+/// The node's timer rate.
+pub const TIMER_HZ: u64 = 10;
+/// Payload sizes `--size` accepts: room for the sequence number and topic index, up to
+/// what keeps 20 topics' chunk pools small.
+pub const MIN_PAYLOAD_BYTES: u64 = 16;
+pub const MAX_PAYLOAD_BYTES: u64 = 64 << 10;
+
+/// Which node is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scenario {
+    /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
+    #[serde(rename = "figure-1")]
+    FigureOne,
+    /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
+    Scaled,
+}
+
+/// One input topic of a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicRate {
+    pub name: String,
+    /// Messages per 1000 s (millihertz): exact integer due times for fractional rates.
+    pub rate_mhz: u64,
+}
+
+impl Scenario {
+    pub const ALL: [Scenario; 2] = [Scenario::FigureOne, Scenario::Scaled];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::FigureOne => "figure-1",
+            Scenario::Scaled => "scaled",
+        }
+    }
+
+    /// The input topics and their rates.
+    pub fn topics(self) -> Vec<TopicRate> {
+        let topic = |name: String, rate_mhz: u64| TopicRate { name, rate_mhz };
+        match self {
+            Scenario::FigureOne => {
+                [("a", 10), ("b", 30), ("c", 50)].into_iter().map(|(name, hz)| topic(name.into(), hz * 1000)).collect()
+            }
+            Scenario::Scaled => (0..20u64).map(|i| topic(format!("t{i:02}"), 100_000 + i * 900_000 / 19)).collect(),
+        }
+    }
+
+    /// Messages per second over all topics.
+    pub fn rate_hz(self) -> f64 {
+        self.topics().iter().map(|t| t.rate_mhz as f64 / 1000.0).sum()
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Scenario {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Scenario, String> {
+        Scenario::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown scenario {s:?}; choose from figure-1, scaled"))
+    }
+}
+
+/// How the node takes its messages: the subscribers' wake mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Style {
+    /// `Wake::OnData`: the executor wakes for every message and queues it for the timer.
+    Callback,
+    /// `Wake::Never`: the timer reads shared memory; nothing else wakes the thread.
+    Polling,
+}
+
+impl Style {
+    pub const ALL: [Style; 2] = [Style::Callback, Style::Polling];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Style::Callback => "callback",
+            Style::Polling => "polling",
+        }
+    }
+
+    /// The subscribers' wake mode: the one line that differs between the styles.
+    pub fn wake(self) -> ringbus::Wake {
+        match self {
+            Style::Callback => ringbus::Wake::OnData,
+            Style::Polling => ringbus::Wake::Never,
+        }
+    }
+}
+
+impl fmt::Display for Style {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A whole polling run.
+#[derive(Debug, Clone)]
+pub struct PollingConfig {
+    pub scenarios: Vec<Scenario>,
+    pub payload_bytes: u64,
+    /// The measured window of every run.
+    pub duration_ns: u64,
+    /// Runs of each (scenario, style); rows report the median.
+    pub repeat: u32,
+    /// Where the run directory is created (tmpfs).
+    pub dir: PathBuf,
+    pub worker: WorkerLauncher,
+}
+
+/// One (scenario, style) run of a repetition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub scenario: Scenario,
+    pub style: Style,
+    pub repetition: u32,
+}
+
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} (run {})", self.scenario, self.style, self.repetition + 1)
+    }
+}
+
+/// What the bench tells the user while it runs.
+pub trait Progress {
+    /// Run `index` of `total` starts.
+    fn run(&mut self, index: usize, total: usize, run: &Run);
+    /// A warning, with the reason.
+    fn note(&mut self, text: &str);
+}
+
+/// Every run, repetition-major; within a repetition the scenarios in the order given,
+/// and the styles' order alternates between repetitions so neither always goes first.
+pub fn plan(config: &PollingConfig) -> Vec<Run> {
+    let mut out = Vec::new();
+    for repetition in 0..config.repeat {
+        for &scenario in &config.scenarios {
+            let mut order = Style::ALL.to_vec();
+            if repetition % 2 == 1 {
+                order.reverse();
+            }
+            out.extend(order.into_iter().map(|style| Run { scenario, style, repetition }));
+        }
+    }
+    out
+}
+
+/// Runs every run of `config` in turn; one row per (scenario, style), with ratios.
+pub fn run(config: &PollingConfig, progress: &mut dyn Progress) -> Result<Vec<PollingRow>> {
+    let run_dir = RunDir::create(&config.dir, &mut |text| progress.note(text))?;
+    let runs = plan(config);
+    let mut measured = Vec::with_capacity(runs.len());
+    for (k, r) in runs.iter().enumerate() {
+        interrupt::check()?;
+        progress.run(k, runs.len(), r);
+        let dir = run_dir.path().join(format!("r{k}"));
+        let m = measure::measure(r, config, &dir).map_err(|e| e.context(format!("run {r}")))?;
+        measured.push(m);
+    }
+    run_dir.close()?;
+    Ok(rows::rows(config, &measured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_have_the_seeds_rates_and_parse_by_name() {
+        for s in Scenario::ALL {
+            assert_eq!(s.name().parse::<Scenario>(), Ok(s));
+            assert_eq!(serde_json::to_value(s).unwrap(), s.name());
+        }
+        assert!("nope".parse::<Scenario>().unwrap_err().contains("figure-1, scaled"));
+        let rates: Vec<u64> = Scenario::FigureOne.topics().iter().map(|t| t.rate_mhz).collect();
+        assert_eq!(rates, [10_000, 30_000, 50_000]);
+        let scaled = Scenario::Scaled.topics();
+        assert_eq!((scaled.len(), scaled[0].rate_mhz, scaled[19].rate_mhz), (20, 100_000, 1_000_000));
+        assert!(scaled.windows(2).all(|w| w[1].rate_mhz > w[0].rate_mhz));
+        assert!((Scenario::Scaled.rate_hz() - 11_000.0).abs() < 1.0, "{}", Scenario::Scaled.rate_hz());
+        assert_eq!(serde_json::to_value(Style::Polling).unwrap(), "polling");
+    }
+
+    #[test]
+    fn styles_alternate_between_repetitions() {
+        let config = PollingConfig {
+            scenarios: Scenario::ALL.to_vec(),
+            payload_bytes: 256,
+            duration_ns: 1,
+            repeat: 2,
+            dir: PathBuf::from("/nonexistent"),
+            worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
+        };
+        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.scenario, r.style)).collect();
+        assert_eq!(
+            names,
+            [
+                "figure-1 callback",
+                "figure-1 polling",
+                "scaled callback",
+                "scaled polling",
+                "figure-1 polling",
+                "figure-1 callback",
+                "scaled polling",
+                "scaled callback"
+            ]
+        );
+    }
+}
