@@ -41,9 +41,6 @@ pub enum Colour {
     Green = 32,
     Yellow = 33,
     Red = 31,
-    // Unused since the doctor merge (f9efe4c); kept for the commands that dim text, so a
-    // branch that paints with it still builds. Without the allow, clippy -D warnings fails.
-    #[allow(dead_code)]
     Dim = 2,
     Bold = 1,
 }
