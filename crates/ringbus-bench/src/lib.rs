@@ -39,6 +39,7 @@ pub mod worker;
 mod results;
 mod ring;
 mod rundir;
+pub mod runs;
 mod shm;
 mod transports;
 mod usage;

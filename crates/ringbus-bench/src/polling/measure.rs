@@ -10,7 +10,6 @@ use crate::worker::WorkerJob;
 use crate::workers::{Launch, Workers};
 use anyhow::{bail, ensure, Context, Result};
 use ringbus::{Latch, Node, Root};
-use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -32,17 +31,8 @@ pub(crate) struct Measurement {
     pub feeder: FeederStats,
 }
 
-/// Runs `run` in `dir` (created here, removed afterwards, also on error).
+/// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller).
 pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
-    std::fs::DirBuilder::new().mode(0o700).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let result = measure_in(run, config, dir);
-    let removed = std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()));
-    let m = result?;
-    removed?;
-    Ok(m)
-}
-
-fn measure_in(run: &Run, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let node = Node::with_root("bench-feeder", dir).context("cannot create the bench's node")?;
     let topics = run.scenario.topics();

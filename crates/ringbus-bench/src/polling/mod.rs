@@ -31,8 +31,6 @@ mod schedule;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
-use crate::interrupt;
-use crate::rundir::RunDir;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -179,42 +177,21 @@ impl fmt::Display for Run {
 }
 
 /// What the bench tells the user while it runs.
-pub trait Progress {
-    /// Run `index` of `total` starts.
-    fn run(&mut self, index: usize, total: usize, run: &Run);
-    /// A warning, with the reason.
-    fn note(&mut self, text: &str);
-}
+pub use crate::runs::Progress;
 
 /// Every run, repetition-major; within a repetition the scenarios in the order given,
 /// and the styles' order alternates between repetitions so neither always goes first.
 pub fn plan(config: &PollingConfig) -> Vec<Run> {
-    let mut out = Vec::new();
-    for repetition in 0..config.repeat {
-        for &scenario in &config.scenarios {
-            let mut order = Style::ALL.to_vec();
-            if repetition % 2 == 1 {
-                order.reverse();
-            }
-            out.extend(order.into_iter().map(|style| Run { scenario, style, repetition }));
-        }
-    }
-    out
+    crate::runs::alternating(config.repeat, &config.scenarios, &Style::ALL)
+        .into_iter()
+        .map(|(repetition, scenario, style)| Run { scenario, style, repetition })
+        .collect()
 }
 
 /// Runs every run of `config` in turn; one row per (scenario, style), with ratios.
-pub fn run(config: &PollingConfig, progress: &mut dyn Progress) -> Result<Vec<PollingRow>> {
-    let run_dir = RunDir::create(&config.dir, &mut |text| progress.note(text))?;
-    let runs = plan(config);
-    let mut measured = Vec::with_capacity(runs.len());
-    for (k, r) in runs.iter().enumerate() {
-        interrupt::check()?;
-        progress.run(k, runs.len(), r);
-        let dir = run_dir.path().join(format!("r{k}"));
-        let m = measure::measure(r, config, &dir).map_err(|e| e.context(format!("run {r}")))?;
-        measured.push(m);
-    }
-    run_dir.close()?;
+pub fn run(config: &PollingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<PollingRow>> {
+    let measured =
+        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
     Ok(rows::rows(config, &measured))
 }
 

@@ -13,7 +13,6 @@ use anyhow::{bail, ensure, Context, Result};
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::{Latch, Root, Semaphore, WakeStats};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -75,17 +74,8 @@ impl Source {
     }
 }
 
-/// Runs `run` in `dir` (created here, removed afterwards, also on error).
+/// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller).
 pub(crate) fn measure(run: &Run, config: &TokensConfig, dir: &Path) -> Result<Measurement> {
-    std::fs::DirBuilder::new().mode(0o700).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let result = measure_in(run, config, dir);
-    let removed = std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()));
-    let m = result?;
-    removed?;
-    Ok(m)
-}
-
-fn measure_in(run: &Run, config: &TokensConfig, dir: &Path) -> Result<Measurement> {
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let board_path = dir.join("board");
     let board = Board::create(&board_path, run.workers as usize)?;

@@ -64,3 +64,36 @@ pub fn run_parent() -> anyhow::Result<PathBuf> {
         None => Ok(PathBuf::from("/dev/shm")),
     }
 }
+
+/// The progress bar of a bench made of separate runs, on stderr (hidden when stderr is not
+/// a terminal).
+pub struct RunsBar {
+    pub bar: indicatif::ProgressBar,
+}
+
+impl RunsBar {
+    pub fn new(runs: usize) -> RunsBar {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new(runs as u64)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let style = indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> ");
+        bar.set_style(style);
+        RunsBar { bar }
+    }
+}
+
+impl<R: std::fmt::Display> ringbus_bench::runs::Progress<R> for RunsBar {
+    fn run(&mut self, index: usize, _total: usize, run: &R) {
+        self.bar.set_position(index as u64);
+        self.bar.set_message(run.to_string());
+    }
+
+    fn note(&mut self, text: &str) {
+        self.bar.suspend(|| eprintln!("{text}"));
+    }
+}

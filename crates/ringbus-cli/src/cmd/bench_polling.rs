@@ -4,11 +4,9 @@
 
 use super::bench::{run_parent, OutputArgs};
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use ringbus_bench::config::{format_size, parse_size};
-use ringbus_bench::polling::{self, plot, report, PollingConfig, Run, Scenario, MAX_PAYLOAD_BYTES, MIN_PAYLOAD_BYTES};
+use ringbus_bench::polling::{self, plot, report, PollingConfig, Scenario, MAX_PAYLOAD_BYTES, MIN_PAYLOAD_BYTES};
 use ringbus_bench::WorkerLauncher;
-use std::io::IsTerminal;
 
 pub const LONG_ABOUT: &str = "\
 Seed 002's figure-1 node: it receives topics and processes them in a 10 Hz timer that
@@ -141,7 +139,7 @@ impl PollingArgs {
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
         ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new(polling::plan(&config).len());
+        let mut bar = super::bench::RunsBar::new(polling::plan(&config).len());
         let rows = polling::run(&config, &mut bar);
         bar.bar.finish_and_clear();
         let rows = rows?;
@@ -175,33 +173,6 @@ impl PollingArgs {
             eprintln!("wrote {}", path.display());
         }
         Ok(())
-    }
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-}
-
-impl Bar {
-    fn new(runs: usize) -> Bar {
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(runs as u64) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar }
-    }
-}
-
-impl polling::Progress for Bar {
-    fn run(&mut self, index: usize, _total: usize, run: &Run) {
-        self.bar.set_position(index as u64);
-        self.bar.set_message(run.to_string());
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
     }
 }
 

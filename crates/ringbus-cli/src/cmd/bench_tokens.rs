@@ -3,10 +3,8 @@
 //! optionally JSON and an SVG plot.
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use ringbus_bench::tokens::{self, report, Mechanism, Run, TokensConfig, MAX_TOKENS, MAX_WORKERS};
+use ringbus_bench::tokens::{self, report, Mechanism, TokensConfig, MAX_TOKENS, MAX_WORKERS};
 use ringbus_bench::WorkerLauncher;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
@@ -102,18 +100,6 @@ pub struct TokensArgs {
     quick: bool,
 }
 
-/// Where the run directory goes: `$RINGBUS_ROOT` (created and checked like a ringbus
-/// root) if set, else `/dev/shm`.
-fn run_parent() -> Result<PathBuf> {
-    match std::env::var_os(ringbus::ROOT_ENV).filter(|p| !p.is_empty()) {
-        Some(p) => {
-            let root = ringbus::Root::open(PathBuf::from(p))?;
-            Ok(root.path().to_path_buf())
-        }
-        None => Ok(PathBuf::from("/dev/shm")),
-    }
-}
-
 impl TokensArgs {
     fn config(&self) -> Result<TokensConfig> {
         let workers = match (&self.workers[..], self.quick) {
@@ -133,7 +119,7 @@ impl TokensArgs {
             jobs,
             job_us: self.job_us,
             repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
-            dir: run_parent()?,
+            dir: super::bench::run_parent()?,
             worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
         })
     }
@@ -141,7 +127,7 @@ impl TokensArgs {
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
         ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new(tokens::plan(&config).len());
+        let mut bar = super::bench::RunsBar::new(tokens::plan(&config).len());
         let rows = tokens::run(&config, &mut bar);
         bar.bar.finish_and_clear();
         let rows = rows?;
@@ -183,31 +169,4 @@ fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
         }
     }
     out
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-}
-
-impl Bar {
-    fn new(runs: usize) -> Bar {
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(runs as u64) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar }
-    }
-}
-
-impl tokens::Progress for Bar {
-    fn run(&mut self, index: usize, _total: usize, run: &Run) {
-        self.bar.set_position(index as u64);
-        self.bar.set_message(run.to_string());
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
-    }
 }

@@ -105,15 +105,6 @@ fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
     Ok((parse(w)?, parse(sl)?))
 }
 
-/// Where the run directory goes: `$RINGBUS_ROOT` (created and checked like a ringbus
-/// root) if set, else `/dev/shm`. (The same rule as `bench tokens`.)
-fn run_parent() -> Result<PathBuf> {
-    match std::env::var_os(ringbus::ROOT_ENV).filter(|p| !p.is_empty()) {
-        Some(p) => Ok(ringbus::Root::open(PathBuf::from(p))?.path().to_path_buf()),
-        None => Ok(PathBuf::from("/dev/shm")),
-    }
-}
-
 impl WakeArgs {
     fn config(&self) -> Result<WakeConfig> {
         if !(self.rate.is_finite() && (1.0..=10_000.0).contains(&self.rate)) {
@@ -139,7 +130,7 @@ impl WakeArgs {
             warmup: self.warmup,
             rate_hz: self.rate,
             cpus: self.cpus,
-            dir: run_parent()?,
+            dir: super::bench::run_parent()?,
             worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
         })
     }
