@@ -10,7 +10,6 @@ use crate::usage::Usage;
 use anyhow::{anyhow, Context, Result};
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::executor::ExecutorStats;
-use ringbus::waitset::Backend;
 use ringbus::{Executor, Input, Latch, Node, Publisher, Root};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
@@ -118,7 +117,7 @@ pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
             }
         }
     })?;
-    let backend = backend_name(executor.wait_set().backend());
+    let backend = executor.wait_set().backend().name().to_string();
     ready.set();
     start.wait(Some(START_LIMIT)).map_err(|_| anyhow!("no start signal within {START_LIMIT:?}"))?;
     drain(&mut executor)?;
@@ -128,16 +127,6 @@ pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
     }
     result.backend = backend;
     write_result(&spec.result, &result)
-}
-
-/// The name `RINGBUS_WAITSET_BACKEND` takes for `backend`.
-fn backend_name(backend: Backend) -> String {
-    match backend {
-        Backend::Futex => "futex",
-        Backend::IoUring => "io_uring",
-        Backend::Epoll => "epoll",
-    }
-    .into()
 }
 
 /// Runs whatever queued up before the start (messages taken in the callback style, an

@@ -55,14 +55,6 @@ pub fn futex_waitv() -> Finding {
     }
 }
 
-fn name(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Futex => "futex",
-        Backend::IoUring => "io_uring",
-        Backend::Epoll => "epoll",
-    }
-}
-
 /// What to do when io_uring is refused, given `kernel.io_uring_disabled`.
 fn io_uring_advice(sysctl: Option<&str>) -> String {
     let how = match sysctl {
@@ -108,7 +100,7 @@ pub fn io_uring() -> Finding {
             return Finding::fail(CHECK, format!("a wait set cannot watch fds{forced_note}: {e}{sysctl_note}"), advice);
         }
     };
-    let detail = format!("backend {}{forced_note}: wait sets that watch fds sleep in it{sysctl_note}", name(backend));
+    let detail = format!("backend {}{forced_note}: wait sets that watch fds sleep in it{sysctl_note}", backend.name());
     match backend {
         // A value the core does not know leaves the choice on Auto, which starts on futex.
         _ if forced.is_some() && initial == Backend::Futex => Finding::warn(

@@ -32,6 +32,23 @@ pub enum Backend {
     Epoll,
 }
 
+impl Backend {
+    /// The name `RINGBUS_WAITSET_BACKEND` takes for it: `futex`, `io_uring`, `epoll`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Futex => "futex",
+            Backend::IoUring => "io_uring",
+            Backend::Epoll => "epoll",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Which backend to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BackendChoice {
