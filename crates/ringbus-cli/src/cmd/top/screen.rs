@@ -43,7 +43,11 @@ pub fn run(
             if signalled.load(Ordering::Relaxed) {
                 return Ok(());
             }
-            event_came = event::poll(due.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK))?;
+            match wait_for_terminal(due.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK))? {
+                Tty::Gone => return Ok(()),
+                Tty::Quiet => {}
+                Tty::Input => event_came = event::poll(Duration::ZERO)?,
+            }
         }
         if event_came {
             // A key, a resize or anything else: draw again at once, sample when due.
@@ -61,6 +65,31 @@ pub fn run(
         elapsed = after.at - before.at;
         rows = rows::diff(&before.topics, &after.topics, elapsed);
         before = after;
+    }
+}
+
+/// What the terminal did while we waited.
+enum Tty {
+    Input,
+    Quiet,
+    /// Hung up (its window closed, tmux killed): nobody can see or quit us any more.
+    Gone,
+}
+
+/// Waits up to `timeout` for input on stdin, ourselves: crossterm's own wait reads a
+/// hung-up terminal in a busy loop forever (read returns 0), so it is asked only once
+/// input is known to be there.
+fn wait_for_terminal(timeout: Duration) -> std::io::Result<Tty> {
+    use rustix::event::{PollFd, PollFlags};
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+    let timeout = rustix::event::Timespec::try_from(timeout).unwrap_or_default();
+    match rustix::event::poll(&mut fds, Some(&timeout)) {
+        Ok(0) => Ok(Tty::Quiet),
+        Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL) => Ok(Tty::Gone),
+        Ok(_) => Ok(Tty::Input),
+        Err(rustix::io::Errno::INTR) => Ok(Tty::Quiet),
+        Err(e) => Err(e.into()),
     }
 }
 
