@@ -23,7 +23,7 @@ use std::process::ExitCode;
         ringbus completions bash > ~/.local/share/bash-completion/completions/ringbus"
 )]
 struct Cli {
-    /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-<uid>].
+    /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-$UID].
     #[arg(long, global = true, value_name = "DIR")]
     root: Option<std::path::PathBuf>,
     #[command(subcommand)]
