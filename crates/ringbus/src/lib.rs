@@ -28,6 +28,7 @@
 
 pub(crate) mod notify;
 pub(crate) mod pool;
+pub mod queue;
 pub(crate) mod ring;
 pub(crate) mod sync;
 
@@ -60,6 +61,8 @@ pub use notify::TimedOut;
 pub use pubsub::{
     Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
 };
+#[cfg(not(loom))]
+pub use queue::{Consumer, Producer, PushError, QueueError};
 #[cfg(not(loom))]
 pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport, Node};
 #[cfg(not(loom))]

@@ -2,6 +2,7 @@
 //! protocol, and the words, latches and semaphores users wait on directly.
 #![allow(unsafe_code)]
 
+pub(crate) mod doorbell;
 pub(crate) mod latch;
 #[cfg(not(loom))]
 pub(crate) mod object;

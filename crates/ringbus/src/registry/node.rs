@@ -71,6 +71,12 @@ impl Node {
         crate::Semaphore::open(self.root(), name, initial)
     }
 
+    /// Opens the command queue `name` (commands of type `T`): configure it, then call
+    /// `.producer()` or `.consumer()`.
+    pub fn queue<T: crate::Pod>(&self, name: &str) -> crate::queue::QueueBuilder<T> {
+        crate::queue::QueueBuilder::new(self.clone(), name)
+    }
+
     /// The node's random 64-bit id.
     pub fn id(&self) -> u64 {
         self.inner.id

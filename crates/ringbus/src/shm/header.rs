@@ -27,6 +27,7 @@ pub(crate) enum SegmentKind {
     Node = 3,
     Latch = 4,
     Semaphore = 5,
+    Queue = 6,
 }
 
 impl TryFrom<u32> for SegmentKind {
@@ -38,6 +39,7 @@ impl TryFrom<u32> for SegmentKind {
             3 => Ok(SegmentKind::Node),
             4 => Ok(SegmentKind::Latch),
             5 => Ok(SegmentKind::Semaphore),
+            6 => Ok(SegmentKind::Queue),
             other => Err(other),
         }
     }

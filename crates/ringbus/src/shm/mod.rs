@@ -9,6 +9,7 @@ pub(crate) mod node;
 pub(crate) mod object;
 pub mod pod;
 pub(crate) mod publisher;
+pub(crate) mod queue;
 pub(crate) mod region;
 pub(crate) mod root;
 pub(crate) mod segment;

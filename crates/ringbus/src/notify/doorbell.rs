@@ -1,0 +1,95 @@
+//! A doorbell: one futex word and a sleepers count that wake the waiters of a command
+//! queue — its consumer when commands arrive, its producers when space frees up.
+//!
+//! The same store→load (Dekker) pattern as the topic protocol (`notify::protocol`), made
+//! cheaper for the ringer because a queue's ringer rings on every push or pop: it bumps
+//! the word only when someone sleeps. Ringer: store the data, `SeqCst` fence, load
+//! sleepers; if non-zero, bump the word (Release) and `FUTEX_WAKE` everyone. Waiter:
+//! increment sleepers, `SeqCst` fence, load the word, look for data, sleep only while the
+//! word still holds what it loaded. Either the ringer sees the sleeper (and its bump makes
+//! the waiter's `FUTEX_WAIT` return or its wake wakes it), or the waiter sees the data. A
+//! waiter that saw the bumped word also sees the data (the bump is a Release after it).
+//! Model-checked by loom below.
+
+use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
+use std::time::Duration;
+
+/// The words of one doorbell.
+#[derive(Clone, Copy)]
+pub(crate) struct Doorbell<'a> {
+    pub word: &'a AtomicU32,
+    pub sleepers: &'a AtomicU32,
+}
+
+impl Doorbell<'_> {
+    /// Ringer side, after storing what the waiters wait for: wakes them if any sleeps.
+    /// Returns whether it made the system call.
+    pub(crate) fn ring(&self) -> bool {
+        // Pairs with the fence in `wait`.
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
+        // Release: a waiter that loads the bumped word (Acquire) sees the data.
+        self.word.fetch_add(1, Ordering::Release);
+        futex::wake(self.word, u32::MAX);
+        true
+    }
+
+    /// Waiter side: registers, looks with `ready`, sleeps at most once (at most
+    /// `timeout`). Returns what `ready` said after registering; on `false` the caller
+    /// looks again (it was woken, timed out or interrupted).
+    pub(crate) fn wait(&self, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
+        self.sleepers.fetch_add(1, Ordering::Relaxed);
+        // Pairs with the fence in `ring`.
+        fence(Ordering::SeqCst);
+        // Acquire: pairs with the Release bump in `ring`.
+        let seen = self.word.load(Ordering::Acquire);
+        let found = ready();
+        if !found {
+            // Woken, timed out, or the word moved: the caller looks again either way.
+            let _: FutexWait = futex::wait(self.word, seen, timeout);
+        }
+        // Release: orders the look above before a ringer can see us gone.
+        self.sleepers.fetch_sub(1, Ordering::Release);
+        found
+    }
+
+    /// Forgets sleepers left by waiters that died asleep (only the one who owns every
+    /// waiter role may call it: a queue's new consumer for the data doorbell).
+    pub(crate) fn reset_sleepers(&self) {
+        self.sleepers.store(0, Ordering::Relaxed);
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::*;
+    use loom::sync::Arc;
+
+    struct Bell {
+        word: AtomicU32,
+        sleepers: AtomicU32,
+        data: AtomicU32,
+    }
+
+    /// No lost wake-up: a waiter that sleeps is always woken by a later ring (a lost
+    /// wake-up leaves it blocked forever, which loom reports as a deadlock).
+    #[test]
+    fn a_waiter_is_never_lost() {
+        loom::model(|| {
+            let b = Arc::new(Bell { word: AtomicU32::new(0), sleepers: AtomicU32::new(0), data: AtomicU32::new(0) });
+            let b2 = b.clone();
+            let waiter = loom::thread::spawn(move || {
+                let bell = Doorbell { word: &b2.word, sleepers: &b2.sleepers };
+                while b2.data.load(Ordering::Acquire) == 0 {
+                    bell.wait(|| b2.data.load(Ordering::Acquire) != 0, None);
+                }
+            });
+            b.data.store(1, Ordering::Release);
+            Doorbell { word: &b.word, sleepers: &b.sleepers }.ring();
+            waiter.join().unwrap();
+            assert_eq!(b.sleepers.load(Ordering::Relaxed), 0);
+        });
+    }
+}

@@ -1,0 +1,10 @@
+//! Command queues between processes: a bounded ring of fixed-size `#[repr(C)]` commands,
+//! one consumer and one (SPSC) or many (MPSC) producers, with cached peer positions.
+#![allow(unsafe_code)]
+
+#[cfg(not(loom))]
+mod handle;
+pub(crate) mod ring;
+
+#[cfg(not(loom))]
+pub use handle::{Consumer, Producer, PushError, QueueBuilder, QueueError, DEFAULT_QUEUE_CAPACITY};

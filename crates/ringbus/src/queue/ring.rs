@@ -1,0 +1,430 @@
+//! The command ring algorithm: bounded, SPSC or MPSC, with cached peer positions (seed
+//! 001), over any [`Slots`] — shared memory in real use, plain atomics under loom.
+//!
+//! Positions are monotonic `u64`s; the slot of position `p` is `p mod capacity`. The shared
+//! *tail* is the next position producers claim, the shared *head* the next one the
+//! consumer reads. Each side keeps a process-local copy of the other's position and loads
+//! the shared one — a cache line the other core owns, the expensive remote read of the
+//! seed — only when its copy says there is not enough room (producer) or data (consumer)
+//! for the request. A cached copy is never ahead of the truth (positions only grow), so a
+//! stale one can only under-estimate the room, never overwrite an unread command.
+//!
+//! SPSC: the producer owns the tail (a Release store publishes the commands written before
+//! it). MPSC: producers claim positions with a compare-and-swap on the tail, then write
+//! each command and mark its slot with `position + 1` (Release); the consumer takes a
+//! slot when its mark says the command of the position it wants is there.
+//!
+//! Every position read from shared memory is checked against what this side knows: a
+//! head outside `[cached head, tail]` or a tail outside `[cached tail, head + capacity]`
+//! comes from a buggy or hostile peer and is reported, never used.
+
+use crate::sync::{AtomicU64, Ordering};
+
+/// The commands' storage: `capacity` (a power of two) slots, each with a mark word.
+pub(crate) trait Slots<T: Copy> {
+    fn capacity(&self) -> u64;
+    /// The mark of slot `index` (MPSC: `position + 1` of the command it holds).
+    fn mark(&self, index: usize) -> &AtomicU64;
+    fn write(&self, index: usize, value: &T);
+    fn read(&self, index: usize) -> T;
+}
+
+/// The shared positions.
+#[derive(Clone, Copy)]
+pub(crate) struct Positions<'a> {
+    pub tail: &'a AtomicU64,
+    pub head: &'a AtomicU64,
+}
+
+/// One producer or several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Spsc,
+    Mpsc,
+}
+
+/// A position read from shared memory that cannot be true.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BadPosition {
+    pub what: &'static str,
+    pub found: u64,
+    /// The range it had to be in.
+    pub low: u64,
+    pub high: u64,
+}
+
+fn check(what: &'static str, found: u64, low: u64, high: u64) -> Result<u64, BadPosition> {
+    if (low..=high).contains(&found) {
+        Ok(found)
+    } else {
+        Err(BadPosition { what, found, low, high })
+    }
+}
+
+fn index(position: u64, capacity: u64) -> usize {
+    (position & (capacity - 1)) as usize
+}
+
+/// A producer's process-local side.
+#[derive(Debug, Clone)]
+pub(crate) struct ProducerSide {
+    pub mode: Mode,
+    /// SPSC: the next position to write (we own the shared tail).
+    pub tail: u64,
+    pub cached_head: u64,
+    /// Off: load the shared head on every push (the seed's "before" — for benchmarks).
+    pub cache: bool,
+    /// Loads of the shared head so far.
+    pub head_reads: u64,
+}
+
+impl ProducerSide {
+    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> ProducerSide {
+        // Acquire: pairs with the consumer's Release head stores.
+        let head = positions.head.load(Ordering::Acquire);
+        let tail = positions.tail.load(Ordering::Acquire);
+        ProducerSide { mode, tail, cached_head: head, cache: true, head_reads: 0 }
+    }
+
+    /// Room for `want` commands after `tail`, loading the shared head only if the cached
+    /// one leaves too little (or the cache is off).
+    fn room(&mut self, positions: Positions<'_>, capacity: u64, tail: u64, want: u64) -> Result<u64, BadPosition> {
+        check("producer position", tail, self.cached_head, u64::MAX)?;
+        // Zero if the cached head is too stale for this tail (MPSC: other producers
+        // claimed with a fresher head).
+        let cached_free = (self.cached_head + capacity).saturating_sub(tail);
+        if self.cache && cached_free >= want {
+            return Ok(cached_free);
+        }
+        // Acquire: pairs with the consumer's Release store, so the slots it freed are
+        // read before we overwrite them.
+        let head = positions.head.load(Ordering::Acquire);
+        self.head_reads += 1;
+        self.cached_head = check("consumer position", head, self.cached_head, tail)?;
+        check("producer position", tail, head, head + capacity)?;
+        Ok(head + capacity - tail)
+    }
+
+    /// Pushes as many of `items` as fit; returns how many.
+    pub(crate) fn push<T: Copy>(
+        &mut self,
+        positions: Positions<'_>,
+        slots: &impl Slots<T>,
+        items: &[T],
+    ) -> Result<usize, BadPosition> {
+        let capacity = slots.capacity();
+        let want = items.len() as u64;
+        let (tail, n) = match self.mode {
+            Mode::Spsc => {
+                let n = self.room(positions, capacity, self.tail, want)?.min(want);
+                (self.tail, n)
+            }
+            Mode::Mpsc => loop {
+                let tail = positions.tail.load(Ordering::Relaxed);
+                let n = self.room(positions, capacity, tail, want)?.min(want);
+                if n == 0 {
+                    break (tail, 0);
+                }
+                // Relaxed: the claim orders nothing; each slot's mark publishes its command.
+                if positions.tail.compare_exchange(tail, tail + n, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                    break (tail, n);
+                }
+            },
+        };
+        for (i, item) in items[..n as usize].iter().enumerate() {
+            let position = tail + i as u64;
+            slots.write(index(position, capacity), item);
+            if self.mode == Mode::Mpsc {
+                // Release: the consumer that sees the mark (Acquire) sees the command.
+                slots.mark(index(position, capacity)).store(position + 1, Ordering::Release);
+            }
+        }
+        if self.mode == Mode::Spsc && n > 0 {
+            self.tail = tail + n;
+            // Release: the consumer that sees the new tail (Acquire) sees the commands.
+            positions.tail.store(self.tail, Ordering::Release);
+        }
+        Ok(n as usize)
+    }
+
+    /// Whether the shared head leaves room for one command now (for blocking pushes).
+    pub(crate) fn has_room(&self, positions: Positions<'_>, capacity: u64) -> bool {
+        let tail = match self.mode {
+            Mode::Spsc => self.tail,
+            Mode::Mpsc => positions.tail.load(Ordering::Relaxed),
+        };
+        positions.head.load(Ordering::Acquire).saturating_add(capacity) > tail
+    }
+}
+
+/// The consumer's process-local side.
+#[derive(Debug, Clone)]
+pub(crate) struct ConsumerSide {
+    pub mode: Mode,
+    pub head: u64,
+    /// SPSC: the producer's tail as last loaded.
+    pub cached_tail: u64,
+    pub cache: bool,
+    /// Loads of the shared tail so far (SPSC).
+    pub tail_reads: u64,
+}
+
+impl ConsumerSide {
+    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> ConsumerSide {
+        let head = positions.head.load(Ordering::Acquire);
+        ConsumerSide { mode, head, cached_tail: head, cache: true, tail_reads: 0 }
+    }
+
+    /// Commands ready at the head, at most `want` (SPSC: from the cached tail, reloaded
+    /// only if it shows too few).
+    fn ready<T: Copy>(
+        &mut self,
+        positions: Positions<'_>,
+        slots: &impl Slots<T>,
+        want: u64,
+    ) -> Result<u64, BadPosition> {
+        let capacity = slots.capacity();
+        match self.mode {
+            Mode::Spsc => {
+                if !self.cache || self.cached_tail - self.head < want {
+                    // Acquire: pairs with the producer's Release tail store.
+                    let tail = positions.tail.load(Ordering::Acquire);
+                    self.tail_reads += 1;
+                    self.cached_tail = check("producer position", tail, self.cached_tail, self.head + capacity)?;
+                }
+                Ok((self.cached_tail - self.head).min(want))
+            }
+            Mode::Mpsc => {
+                let mut n = 0;
+                while n < want {
+                    let position = self.head + n;
+                    // Acquire: pairs with the producer's Release mark.
+                    if slots.mark(index(position, capacity)).load(Ordering::Acquire) != position + 1 {
+                        break;
+                    }
+                    n += 1;
+                }
+                Ok(n)
+            }
+        }
+    }
+
+    /// Pops up to `out.len()` commands; returns how many.
+    pub(crate) fn pop<T: Copy>(
+        &mut self,
+        positions: Positions<'_>,
+        slots: &impl Slots<T>,
+        out: &mut [T],
+    ) -> Result<usize, BadPosition> {
+        let capacity = slots.capacity();
+        let n = self.ready(positions, slots, out.len() as u64)?;
+        for (i, slot) in out[..n as usize].iter_mut().enumerate() {
+            *slot = slots.read(index(self.head + i as u64, capacity));
+        }
+        if n > 0 {
+            self.head += n;
+            // Release: the producer that loads this head (Acquire) writes those slots
+            // only after we have read them.
+            positions.head.store(self.head, Ordering::Release);
+        }
+        Ok(n as usize)
+    }
+
+    /// Whether a command is ready now (loads only).
+    pub(crate) fn has_data<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
+        match self.mode {
+            Mode::Spsc => positions.tail.load(Ordering::Acquire) > self.head,
+            Mode::Mpsc => {
+                let capacity = slots.capacity();
+                slots.mark(index(self.head, capacity)).load(Ordering::Acquire) == self.head + 1
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod model {
+    //! Slots made of plain atomics (`T = u64`), for unit tests and loom.
+    use super::*;
+
+    pub(crate) struct AtomicSlots {
+        pub marks: Vec<AtomicU64>,
+        pub values: Vec<AtomicU64>,
+    }
+
+    impl AtomicSlots {
+        pub(crate) fn new(capacity: usize) -> AtomicSlots {
+            AtomicSlots {
+                marks: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+                values: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+            }
+        }
+    }
+
+    impl Slots<u64> for AtomicSlots {
+        fn capacity(&self) -> u64 {
+            self.values.len() as u64
+        }
+        fn mark(&self, index: usize) -> &AtomicU64 {
+            &self.marks[index]
+        }
+        fn write(&self, index: usize, value: &u64) {
+            self.values[index].store(*value, Ordering::Relaxed);
+        }
+        fn read(&self, index: usize) -> u64 {
+            self.values[index].load(Ordering::Relaxed)
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::model::AtomicSlots;
+    use super::*;
+
+    fn positions<'a>(tail: &'a AtomicU64, head: &'a AtomicU64) -> Positions<'a> {
+        Positions { tail, head }
+    }
+
+    #[test]
+    fn batches_fill_then_drain_and_the_head_is_read_only_when_the_cache_says_full() {
+        for mode in [Mode::Spsc, Mode::Mpsc] {
+            let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
+            let p = positions(&tail, &head);
+            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            assert_eq!(producer.push(p, &slots, &[1, 2, 3, 4, 5]).unwrap(), 5);
+            assert_eq!(producer.push(p, &slots, &[6, 7, 8, 9]).unwrap(), 3, "only 3 fit");
+            assert_eq!(producer.head_reads, 1, "{mode:?}: once, when the cache said full");
+            let mut out = [0; 6];
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 6);
+            assert_eq!(out, [1, 2, 3, 4, 5, 6]);
+            assert_eq!(producer.push(p, &slots, &[9]).unwrap(), 1);
+            assert_eq!(producer.head_reads, 2);
+            for _ in 0..3 {
+                producer.push(p, &slots, &[10]).unwrap();
+            }
+            assert_eq!(producer.head_reads, 2, "the cache covered them");
+            let mut rest = [0; 8];
+            assert_eq!(consumer.pop(p, &slots, &mut rest).unwrap(), 6);
+            assert_eq!(rest[..6], [7, 8, 9, 10, 10, 10]);
+            assert!(!consumer.has_data(p, &slots));
+        }
+    }
+
+    #[test]
+    fn without_the_cache_every_push_reads_the_head() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
+        let p = positions(&tail, &head);
+        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        producer.cache = false;
+        for i in 0..5 {
+            producer.push(p, &slots, &[i]).unwrap();
+        }
+        assert_eq!(producer.head_reads, 5);
+    }
+
+    #[test]
+    fn impossible_positions_are_refused_and_nothing_is_overwritten() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
+        let p = positions(&tail, &head);
+        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        producer.push(p, &slots, &[1, 2, 3, 4]).unwrap();
+        head.store(9, Ordering::Relaxed); // beyond the tail: would free slots never read
+        let err = producer.push(p, &slots, &[5]).unwrap_err();
+        assert_eq!((err.what, err.found, err.low, err.high), ("consumer position", 9, 0, 4));
+        assert_eq!((0..4).map(|i| slots.read(i)).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        let mut consumer = ConsumerSide::new(Mode::Spsc, positions(&tail, &AtomicU64::new(0)));
+        tail.store(100, Ordering::Relaxed); // more than a ring ahead
+        let mut out = [0; 1];
+        assert_eq!(
+            consumer.pop(positions(&tail, &AtomicU64::new(0)), &slots, &mut out).unwrap_err().what,
+            "producer position"
+        );
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_models {
+    use super::model::AtomicSlots;
+    use super::*;
+    use loom::sync::Arc;
+
+    struct Ring {
+        tail: AtomicU64,
+        head: AtomicU64,
+        slots: AtomicSlots,
+    }
+
+    fn ring(capacity: usize) -> Arc<Ring> {
+        Arc::new(Ring { tail: AtomicU64::new(0), head: AtomicU64::new(0), slots: AtomicSlots::new(capacity) })
+    }
+
+    fn positions(r: &Ring) -> Positions<'_> {
+        Positions { tail: &r.tail, head: &r.head }
+    }
+
+    fn push_all(r: &Ring, producer: &mut ProducerSide, items: &[u64]) {
+        let mut done = 0;
+        while done < items.len() {
+            done += producer.push(positions(r), &r.slots, &items[done..]).unwrap();
+            loom::thread::yield_now();
+        }
+    }
+
+    fn pop_n(r: &Ring, consumer: &mut ConsumerSide, n: usize) -> Vec<u64> {
+        let mut got = Vec::new();
+        while got.len() < n {
+            let mut out = [0; 2];
+            let k = consumer.pop(positions(r), &r.slots, &mut out).unwrap();
+            got.extend_from_slice(&out[..k]);
+            loom::thread::yield_now();
+        }
+        got
+    }
+
+    /// SPSC with both caches on, through a wrap of a 2-slot ring: every command arrives
+    /// once, in order, intact; no slot is overwritten before it is read.
+    #[test]
+    fn spsc_with_cached_positions_delivers_in_order() {
+        loom::model(|| {
+            let r = ring(2);
+            let r2 = r.clone();
+            let producer = loom::thread::spawn(move || {
+                let mut side = ProducerSide::new(Mode::Spsc, positions(&r2));
+                push_all(&r2, &mut side, &[10, 11, 12]);
+            });
+            let mut side = ConsumerSide::new(Mode::Spsc, positions(&r));
+            assert_eq!(pop_n(&r, &mut side, 3), [10, 11, 12]);
+            producer.join().unwrap();
+        });
+    }
+
+    /// MPSC: two producers claim slots of a 2-slot ring (one wraps); the consumer gets
+    /// each command once, and each producer's in its order.
+    #[test]
+    fn mpsc_claims_never_collide() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let r = ring(2);
+            let producers: Vec<_> = [[1u64, 2], [7, 8]]
+                .into_iter()
+                .map(|items| {
+                    let r = r.clone();
+                    loom::thread::spawn(move || {
+                        let mut side = ProducerSide::new(Mode::Mpsc, positions(&r));
+                        push_all(&r, &mut side, &items);
+                    })
+                })
+                .collect();
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let got = pop_n(&r, &mut side, 4);
+            for p in producers {
+                p.join().unwrap();
+            }
+            let mine: Vec<u64> = got.iter().copied().filter(|v| *v < 5).collect();
+            let theirs: Vec<u64> = got.iter().copied().filter(|v| *v > 5).collect();
+            assert_eq!((mine, theirs), (vec![1, 2], vec![7, 8]));
+        });
+    }
+}

@@ -1,0 +1,225 @@
+//! The command queue segment (`queue.<name>`): configuration, the two positions, the two
+//! doorbells and the slots.
+//!
+//! ```text
+//!    0 QueueHeader (512 B): SegmentHeader, QueueConfig, command type, name
+//!  512 tail       next position producers claim         (producers' line; SPSC lock byte)
+//!  576 head       next position the consumer reads      (consumer's line; its lock byte)
+//!  640 data doorbell: word, sleepers                    (the consumer sleeps here)
+//!  704 space doorbell: word, sleepers                   (producers sleep here)
+//!  768 slots: capacity × stride; each: mark (u64, MPSC: position + 1), then the command
+//! ```
+//! Each position and doorbell has its own cache line, so a push touches the producer's
+//! line and the slot, and only a reload of the cached head touches the consumer's.
+
+use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
+use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
+use super::{Region, Shared};
+use crate::notify::doorbell::Doorbell;
+use crate::queue::ring::{Mode, Positions};
+use crate::sync::{AtomicU32, AtomicU64};
+use std::mem::{offset_of, size_of};
+
+pub(crate) const MAX_CAPACITY: u32 = 1 << 24;
+/// Largest command: a slot is meant for a small fixed-size record, not a payload.
+pub(crate) const MAX_COMMAND_BYTES: u64 = 64 * 1024;
+const TAIL_OFFSET: usize = 512;
+const HEAD_OFFSET: usize = 576;
+const DATA_BELL_OFFSET: usize = 640;
+const SPACE_BELL_OFFSET: usize = 704;
+const SLOTS_OFFSET: usize = 768;
+/// The liveness lock bytes: the SPSC producer's and the consumer's.
+pub(crate) const PRODUCER_LOCK_BYTE: u64 = TAIL_OFFSET as u64;
+pub(crate) const CONSUMER_LOCK_BYTE: u64 = HEAD_OFFSET as u64;
+
+/// The layout-relevant configuration of a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct QueueConfig {
+    pub capacity: u32,
+    /// 1 SPSC, 2 MPSC.
+    pub mode: u32,
+    pub slot_stride: u32,
+    pub command_offset: u32,
+    pub type_size: u64,
+    pub type_align: u32,
+    pub type_name_len: u32,
+}
+const _: () = assert!(size_of::<QueueConfig>() == 32);
+
+impl QueueConfig {
+    /// The configuration for `capacity` commands of `command` in `mode`; `None` if out of
+    /// range (the caller names the field).
+    pub(crate) fn new(capacity: u32, mode: Mode, command: &PayloadType) -> Result<QueueConfig, (&'static str, u64)> {
+        if !capacity.is_power_of_two() || !(2..=MAX_CAPACITY).contains(&capacity) {
+            return Err(("capacity", capacity as u64));
+        }
+        if command.size == 0 || command.size > MAX_COMMAND_BYTES {
+            return Err(("command size", command.size));
+        }
+        if !command.align.is_power_of_two() || command.align > 4096 {
+            return Err(("command alignment", command.align as u64));
+        }
+        let align = command.align.max(8) as u64;
+        let command_offset = 8u64.next_multiple_of(align);
+        let slot_stride = (command_offset + command.size).next_multiple_of(align);
+        Ok(QueueConfig {
+            capacity,
+            mode: match mode {
+                Mode::Spsc => 1,
+                Mode::Mpsc => 2,
+            },
+            slot_stride: slot_stride as u32,
+            command_offset: command_offset as u32,
+            type_size: command.size,
+            type_align: command.align,
+            type_name_len: command.name.len() as u32,
+        })
+    }
+
+    pub(crate) fn mode(&self) -> Mode {
+        if self.mode == 1 {
+            Mode::Spsc
+        } else {
+            Mode::Mpsc
+        }
+    }
+
+    pub(crate) fn total_bytes(&self) -> u64 {
+        SLOTS_OFFSET as u64 + self.capacity as u64 * self.slot_stride as u64
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub(crate) struct QueueHeader {
+    pub common: SegmentHeader,
+    pub config: QueueConfig,
+    pub type_name: [u8; MAX_TYPE_NAME_BYTES],
+    pub name_len: u32,
+    pub reserved0: u32,
+    pub name: [u8; MAX_NAME_BYTES],
+    pub reserved1: [u8; 24],
+}
+const _: () = assert!(offset_of!(QueueHeader, config) == 64);
+const _: () = assert!(offset_of!(QueueHeader, type_name) == 96);
+const _: () = assert!(offset_of!(QueueHeader, name) == 360);
+const _: () = assert!(size_of::<QueueHeader>() == TAIL_OFFSET);
+// SAFETY: repr(C), integers and byte arrays only.
+unsafe impl Shared for QueueHeader {}
+
+/// Writes a fresh queue header (state still Initializing); slots start zeroed.
+pub(crate) fn init(region: &Region, config: &QueueConfig, name: &str, command: &PayloadType) {
+    let mut header = QueueHeader {
+        common: SegmentHeader::new(SegmentKind::Queue, size_of::<QueueHeader>() as u32, config.total_bytes()),
+        config: *config,
+        type_name: [0; MAX_TYPE_NAME_BYTES],
+        name_len: name.len() as u32,
+        reserved0: 0,
+        name: [0; MAX_NAME_BYTES],
+        reserved1: [0; 24],
+    };
+    header.type_name[..command.name.len()].copy_from_slice(command.name.as_bytes());
+    header.name[..name.len()].copy_from_slice(name.as_bytes());
+    region.write_plain(0, header);
+}
+
+/// Reads and validates a queue header: the returned configuration is safe to index with.
+pub(crate) fn read(region: &Region) -> Result<(QueueConfig, String, PayloadType), HeaderError> {
+    let common = SegmentHeader::read(region, SegmentKind::Queue)?;
+    if common.header_bytes as usize != size_of::<QueueHeader>() || region.len() < size_of::<QueueHeader>() {
+        return Err(corrupt("queue header size", common.header_bytes as u64, size_of::<QueueHeader>() as u64));
+    }
+    let h: QueueHeader = region.read_plain(0);
+    if h.reserved0 != 0 || h.reserved1 != [0; 24] {
+        return Err(corrupt("reserved queue header bytes", 1, 0));
+    }
+    let name = text(&h.name, h.name_len, "queue name length")?;
+    let type_name = text(&h.type_name, h.config.type_name_len, "command type name length")?;
+    let command = PayloadType { name: type_name, size: h.config.type_size, align: h.config.type_align };
+    let mode = if h.config.mode == 1 { Mode::Spsc } else { Mode::Mpsc };
+    if !(1..=2).contains(&h.config.mode) {
+        return Err(corrupt("queue mode", h.config.mode as u64, 2));
+    }
+    let expected =
+        QueueConfig::new(h.config.capacity, mode, &command).map_err(|(what, value)| corrupt(what, value, 0))?;
+    if expected != h.config {
+        return Err(corrupt("queue slot layout", h.config.slot_stride as u64, expected.slot_stride as u64));
+    }
+    if h.config.total_bytes() != region.len() as u64 {
+        return Err(corrupt("queue segment length", region.len() as u64, h.config.total_bytes()));
+    }
+    Ok((h.config, name, command))
+}
+
+fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderError> {
+    let s = bytes.get(..len as usize).ok_or(corrupt(what, len as u64, bytes.len() as u64))?;
+    String::from_utf8(s.to_vec()).map_err(|_| corrupt(what, len as u64, 0))
+}
+
+/// The shared words of a validated queue segment.
+pub(crate) fn positions(region: &Region) -> Positions<'_> {
+    Positions { tail: region.get::<AtomicU64>(TAIL_OFFSET), head: region.get::<AtomicU64>(HEAD_OFFSET) }
+}
+
+pub(crate) fn data_bell(region: &Region) -> Doorbell<'_> {
+    Doorbell {
+        word: region.get::<AtomicU32>(DATA_BELL_OFFSET),
+        sleepers: region.get::<AtomicU32>(DATA_BELL_OFFSET + 4),
+    }
+}
+
+pub(crate) fn space_bell(region: &Region) -> Doorbell<'_> {
+    Doorbell {
+        word: region.get::<AtomicU32>(SPACE_BELL_OFFSET),
+        sleepers: region.get::<AtomicU32>(SPACE_BELL_OFFSET + 4),
+    }
+}
+
+/// The slots of a validated queue segment, holding commands of type `T` (whose size and
+/// alignment the caller checked against the header).
+pub(crate) struct SegmentSlots<'r, T> {
+    pub region: &'r Region,
+    pub config: QueueConfig,
+    pub _command: std::marker::PhantomData<T>,
+}
+
+impl<T: super::pod::Pod> crate::queue::ring::Slots<T> for SegmentSlots<'_, T> {
+    fn capacity(&self) -> u64 {
+        self.config.capacity as u64
+    }
+
+    fn mark(&self, index: usize) -> &AtomicU64 {
+        self.region.get(SLOTS_OFFSET + index * self.config.slot_stride as usize)
+    }
+
+    fn write(&self, index: usize, value: &T) {
+        let offset = SLOTS_OFFSET + index * self.config.slot_stride as usize + self.config.command_offset as usize;
+        self.region.write_pod(offset, value)
+    }
+
+    fn read(&self, index: usize) -> T {
+        let offset = SLOTS_OFFSET + index * self.config.slot_stride as usize + self.config.command_offset as usize;
+        self.region.read_pod(offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_round_trips_and_refuses_a_bad_stride() {
+        let command = PayloadType { name: "cmd".into(), size: 24, align: 8 };
+        let config = QueueConfig::new(8, Mode::Mpsc, &command).unwrap();
+        assert_eq!((config.command_offset, config.slot_stride), (8, 32));
+        let r = Region::heap(config.total_bytes() as usize);
+        init(&r, &config, "jobs", &command);
+        SegmentHeader::publish(&r);
+        let (read_config, name, read_command) = read(&r).unwrap();
+        assert_eq!((read_config, name.as_str(), read_command), (config, "jobs", command));
+        r.write_plain::<u32>(offset_of!(QueueHeader, config) + 8, 16); // slot_stride
+        assert!(matches!(read(&r), Err(HeaderError::Corrupted(c)) if c.what == "queue slot layout"));
+        assert!(QueueConfig::new(3, Mode::Spsc, &PayloadType::bytes()).is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! Command queues between processes: SPSC and MPSC delivery, blocking, exclusivity,
+//! system-call counts, a consumer killed with SIGKILL, and a hostile consumer position.
+//!
+//! Children are this test binary re-executed (`RINGBUS_TEST_CHILD=<role>`).
+
+mod common;
+
+use common::*;
+use ringbus::diagnostics::SyscallCounter;
+use ringbus::{Node, Pod, PushError, QueueError};
+use std::io::BufReader;
+use std::os::unix::fs::FileExt;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+struct Command {
+    producer: u64,
+    sequence: u64,
+    check: u64,
+}
+// SAFETY: repr(C), three u64s: valid for every bit pattern.
+unsafe impl Pod for Command {}
+
+fn command(producer: u64, sequence: u64) -> Command {
+    Command { producer, sequence, check: producer.wrapping_mul(0x9E37_79B9).wrapping_add(sequence) ^ 0xABCD }
+}
+
+const PER_PRODUCER: u64 = 20_000;
+const LIMIT: Duration = Duration::from_secs(120);
+
+#[test]
+fn child_entry() {
+    let Some(role) = child_role() else { return };
+    let node = Node::new(&role).unwrap();
+    let mpsc = std::env::var("MPSC").is_ok();
+    match role.as_str() {
+        "producer" => {
+            let id = env_u64("PRODUCER");
+            let builder = node.queue::<Command>("jobs").capacity(64);
+            let mut producer = if mpsc { builder.mpsc() } else { builder.spsc() }.producer().unwrap();
+            let batch: Vec<Command> = (0..PER_PRODUCER).map(|s| command(id, s)).collect();
+            let mut sent = 0;
+            while sent < batch.len() {
+                // Uneven batches, so claims of different producers interleave.
+                let end = (sent + 1 + (sent % 7)).min(batch.len());
+                let n = producer.push_batch(&batch[sent..end]).unwrap();
+                if n == 0 {
+                    producer.push_timeout(batch[sent], Some(LIMIT)).unwrap();
+                    sent += 1;
+                } else {
+                    sent += n;
+                }
+            }
+            println!("sent {sent} head reads {}", producer.head_reads());
+        }
+        "consumer" => {
+            let mut consumer = node.queue::<Command>("jobs").consumer().unwrap();
+            println!("ready");
+            loop {
+                consumer.wait(None);
+            }
+        }
+        other => panic!("unknown role {other}"),
+    }
+}
+
+/// Pops `producers × PER_PRODUCER` commands, checking each and every producer's order.
+fn consume_all(consumer: &mut ringbus::Consumer<Command>, producers: u64) {
+    let mut next = vec![0u64; producers as usize];
+    let mut got = 0;
+    let mut out = [command(0, 0); 16];
+    while got < producers * PER_PRODUCER {
+        assert!(consumer.wait(Some(LIMIT)), "producers went silent after {got} commands");
+        let n = consumer.pop_batch(&mut out).unwrap();
+        for c in &out[..n] {
+            assert_eq!(*c, command(c.producer, c.sequence), "a torn or foreign command");
+            assert_eq!(c.sequence, next[c.producer as usize], "producer {}: out of order or lost", c.producer);
+            next[c.producer as usize] += 1;
+        }
+        got += n as u64;
+    }
+    assert_eq!(consumer.pop().unwrap(), None, "nothing beyond what was sent");
+}
+
+fn run_producers(root: &TestRoot, producers: u64, mpsc: bool) {
+    let mut node_env = vec![];
+    if mpsc {
+        node_env.push(("MPSC", "1".to_string()));
+    }
+    let node = root.node("consumer");
+    let builder = node.queue::<Command>("jobs").capacity(64);
+    let mut consumer = if mpsc { builder.mpsc() } else { builder.spsc() }.consumer().unwrap();
+    let children: Vec<_> = (0..producers)
+        .map(|id| {
+            let mut env = node_env.clone();
+            env.push(("PRODUCER", id.to_string()));
+            spawn_child("child_entry", "producer", root.path(), &env)
+        })
+        .collect();
+    consume_all(&mut consumer, producers);
+    for child in children {
+        assert!(wait_child(child, LIMIT, "producer").success());
+    }
+}
+
+#[test]
+fn spsc_delivers_every_command_in_order_across_processes() {
+    with_watchdog(LIMIT, "spsc", || run_producers(&TestRoot::new(), 1, false));
+}
+
+#[test]
+fn mpsc_delivers_every_producers_commands_in_order_across_processes() {
+    with_watchdog(LIMIT, "mpsc", || run_producers(&TestRoot::new(), 3, true));
+}
+
+#[test]
+fn a_second_consumer_or_spsc_producer_is_refused_and_settings_must_match() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let _consumer = node.queue::<Command>("one").capacity(8).consumer().unwrap();
+    let again = node.queue::<Command>("one").consumer().unwrap_err();
+    assert!(again.to_string().contains("consumer"), "{again}");
+    let _producer = node.queue::<Command>("one").producer().unwrap();
+    assert!(node.queue::<Command>("one").producer().is_err(), "SPSC: one producer");
+    let bigger = node.queue::<Command>("one").capacity(16).producer().unwrap_err();
+    assert!(bigger.to_string().contains("capacity"), "{bigger}");
+    let other_type = node.queue::<u64>("one").producer().unwrap_err();
+    assert!(matches!(other_type, ringbus::OpenError::TypeMismatch { .. }), "{other_type}");
+    assert!(node.queue::<Command>("bad").capacity(3).consumer().is_err());
+    let _many: Vec<_> = (0..3).map(|_| node.queue::<u64>("many").mpsc().producer().unwrap()).collect();
+}
+
+#[test]
+fn push_and_pop_make_no_system_call_when_nobody_sleeps() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut consumer = node.queue::<u64>("quiet").capacity(16).consumer().unwrap();
+    let mut producer = node.queue::<u64>("quiet").producer().unwrap();
+    let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
+    let start = counter.start().unwrap();
+    for i in 0..10 {
+        producer.push(i).unwrap();
+    }
+    let mut out = [0u64; 10];
+    assert_eq!(consumer.pop_batch(&mut out).unwrap(), 10);
+    assert_eq!(counter.since(start).unwrap(), 0);
+    assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(producer.head_reads(), 0, "10 pushes into 16 slots never needed the consumer's position");
+}
+
+#[test]
+fn a_full_queue_blocks_until_the_consumer_makes_room() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut producer = node.queue::<u64>("full").capacity(4).producer().unwrap();
+    for i in 0..4 {
+        producer.push(i).unwrap();
+    }
+    assert_eq!(producer.push(9), Err(PushError::Full(9)));
+    assert_eq!(producer.push_timeout(9, Some(Duration::from_millis(20))), Err(PushError::Full(9)));
+    let path = root.path().to_path_buf();
+    let popper = std::thread::spawn(move || {
+        let node = Node::with_root("popper", &path).unwrap();
+        let mut consumer = node.queue::<u64>("full").consumer().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let mut got = Vec::new();
+        while got.len() < 5 {
+            if consumer.wait(Some(LIMIT)) {
+                got.extend(consumer.pop().unwrap());
+            }
+        }
+        got
+    });
+    producer.push_timeout(4, Some(LIMIT)).unwrap();
+    assert_eq!(popper.join().unwrap(), [0, 1, 2, 3, 4]);
+}
+
+#[test]
+fn a_sigkilled_consumer_is_replaced_and_nothing_is_lost() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut producer = node.queue::<Command>("jobs").capacity(64).producer().unwrap();
+    let mut child = spawn_child("child_entry", "consumer", root.path(), &[]);
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    read_until_line(&mut out, "ready");
+    assert!(producer.consumer_alive());
+    // The child waits on an empty queue; kill it asleep.
+    std::thread::sleep(Duration::from_millis(50));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(!producer.consumer_alive());
+    for s in 0..10 {
+        producer.push(command(0, s)).unwrap();
+    }
+    let mut consumer = node.queue::<Command>("jobs").consumer().unwrap();
+    let mut got = [command(0, 0); 10];
+    assert_eq!(consumer.pop_batch(&mut got).unwrap(), 10);
+    assert!(got.iter().enumerate().all(|(i, c)| *c == command(0, i as u64)));
+}
+
+/// A hostile consumer writes impossible head positions while a producer pushes and an
+/// honest consumer pops, 10^6 operations: the producer reports `Corrupted` (or, when its
+/// cached position suffices, goes on without looking), and never overwrites a command
+/// that was not popped: every command pushed is popped once, in order.
+#[test]
+fn a_hostile_consumer_position_never_makes_the_producer_overwrite() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut consumer = node.queue::<u64>("hostile").capacity(16).consumer().unwrap();
+    let mut producer = node.queue::<u64>("hostile").producer().unwrap();
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(root.file_path("queue.hostile")).unwrap();
+    const HEAD_OFFSET: u64 = 576;
+    let write_head = |v: u64| file.write_all_at(&v.to_le_bytes(), HEAD_OFFSET).unwrap();
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut step = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let (mut pushed, mut popped, mut corrupted_seen) = (0u64, 0u64, 0u64);
+    for _ in 0..1_000_000u32 {
+        match step() % 4 {
+            0 | 1 => {
+                // A bogus head: beyond the tail, or behind what was already popped.
+                let bogus =
+                    if step() % 2 == 0 { pushed + 1 + step() % 1000 } else { popped.saturating_sub(1 + step() % 5) };
+                let bogus = if bogus == popped { pushed + 1 } else { bogus };
+                write_head(bogus);
+                match producer.push(pushed) {
+                    Ok(()) => pushed += 1,
+                    // A head behind the truth but not behind the producer's cached one is
+                    // indistinguishable from a slow consumer: it can only make room look
+                    // smaller, never larger.
+                    Err(PushError::Full(_)) => {
+                        assert!(bogus < popped, "full with head {bogus} beyond the truth {popped}")
+                    }
+                    Err(PushError::Queue(QueueError::Corrupted(c))) => {
+                        assert_eq!(c.what, "consumer position");
+                        corrupted_seen += 1;
+                    }
+                }
+                write_head(popped); // the honest consumer's true position
+            }
+            2 => match producer.push(pushed) {
+                Ok(()) => pushed += 1,
+                Err(PushError::Full(_)) => assert_eq!(pushed - popped, 16),
+                Err(e) => panic!("with an honest head: {e}"),
+            },
+            _ => {
+                if let Some(v) = consumer.pop().unwrap() {
+                    assert_eq!(v, popped, "a command was overwritten or lost");
+                    popped += 1;
+                }
+            }
+        }
+    }
+    while let Some(v) = consumer.pop().unwrap() {
+        assert_eq!(v, popped);
+        popped += 1;
+    }
+    assert_eq!(popped, pushed);
+    assert!(corrupted_seen > 1000, "the bogus heads were noticed ({corrupted_seen} times)");
+    assert!(pushed > 100_000, "work got done ({pushed} pushed)");
+}
