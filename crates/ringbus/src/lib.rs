@@ -41,6 +41,8 @@ pub(crate) mod pubsub;
 #[cfg(not(loom))]
 pub(crate) mod registry;
 #[cfg(not(loom))]
+pub mod service;
+#[cfg(not(loom))]
 pub(crate) mod shm;
 #[cfg(not(loom))]
 pub(crate) mod sys;

@@ -48,6 +48,8 @@ pub struct QueueBuilder<T> {
     name: String,
     capacity: Option<u32>,
     mode: Option<Mode>,
+    /// Open only a queue that exists (`open` returns `None` otherwise).
+    must_exist: bool,
     _command: PhantomData<T>,
 }
 
@@ -65,7 +67,7 @@ struct QueueHandle {
 
 impl<T: Pod> QueueBuilder<T> {
     pub(crate) fn new(node: Node, name: &str) -> QueueBuilder<T> {
-        QueueBuilder { node, name: name.into(), capacity: None, mode: None, _command: PhantomData }
+        QueueBuilder { node, name: name.into(), capacity: None, mode: None, must_exist: false, _command: PhantomData }
     }
 
     /// Commands the ring holds (a power of two, 2 to 2^24) [default 1024].
@@ -88,7 +90,18 @@ impl<T: Pod> QueueBuilder<T> {
 
     /// Opens the queue as its producer (SPSC: the only one).
     pub fn producer(self) -> Result<Producer<T>, OpenError> {
-        let handle = self.open()?;
+        let handle = self.open()?.expect("created if missing");
+        Self::into_producer(handle)
+    }
+
+    /// Opens the queue as its producer only if it exists (a service answering a client
+    /// must not recreate the response queue of a client that is gone).
+    pub(crate) fn existing_producer(mut self) -> Result<Option<Producer<T>>, OpenError> {
+        self.must_exist = true;
+        self.open()?.map(Self::into_producer).transpose()
+    }
+
+    fn into_producer(handle: QueueHandle) -> Result<Producer<T>, OpenError> {
         if handle.config.mode() == Mode::Spsc {
             handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
             queue::space_bell(&handle.region).reset_sleepers();
@@ -106,7 +119,7 @@ impl<T: Pod> QueueBuilder<T> {
 
     /// Opens the queue as its consumer (there is one at a time).
     pub fn consumer(self) -> Result<Consumer<T>, OpenError> {
-        let handle = self.open()?;
+        let handle = self.open()?.expect("created if missing");
         handle.claim(CONSUMER_LOCK_BYTE, "consumer")?;
         // Only the consumer sleeps on the data doorbell: whatever count is there was left
         // by a consumer that died asleep.
@@ -115,7 +128,7 @@ impl<T: Pod> QueueBuilder<T> {
         Ok(Consumer { handle, side, _command: PhantomData })
     }
 
-    fn open(&self) -> Result<QueueHandle, OpenError> {
+    fn open(&self) -> Result<Option<QueueHandle>, OpenError> {
         let (canonical, file_name) = crate::shm::root::file_name(&self.name)?;
         let command = PayloadType::of::<T>();
         let root = self.node.root();
@@ -125,7 +138,10 @@ impl<T: Pod> QueueBuilder<T> {
                 let (config, name, existing) =
                     queue::read(&opened.region).map_err(|e| segment::header_error(&path, e))?;
                 self.check_against(&canonical, &config, &existing, &command)?;
-                return Ok(QueueHandle { name, path, file: opened.file, region: opened.region, config });
+                return Ok(Some(QueueHandle { name, path, file: opened.file, region: opened.region, config }));
+            }
+            if self.must_exist {
+                return Ok(None);
             }
             let capacity = self.capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY);
             let config =
@@ -139,7 +155,7 @@ impl<T: Pod> QueueBuilder<T> {
             let init = |r: &Region| queue::init(r, &config, &canonical, &command);
             if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
                 let handle = QueueHandle { name: canonical, path, file: created.file, region: created.region, config };
-                return Ok(handle);
+                return Ok(Some(handle));
             }
         }
     }
@@ -237,6 +253,11 @@ impl<T: Pod> Producer<T> {
         }
     }
 
+    /// Removes the queue's name (see [`Consumer::unlink`]).
+    pub fn unlink(&self) {
+        segment::remove(&self.handle.path);
+    }
+
     /// Whether the queue's consumer is alive (holds its lock).
     pub fn consumer_alive(&self) -> bool {
         sys::lock::is_locked(self.handle.file.as_fd(), CONSUMER_LOCK_BYTE).unwrap_or(true)
@@ -283,9 +304,12 @@ impl<T: Pod> Consumer<T> {
 
     /// Pops one command, if any.
     pub fn pop(&mut self) -> Result<Option<T>, QueueError> {
-        // SAFETY: `T: Pod` is valid for every bit pattern, all zeros included.
-        let mut one: [T; 1] = unsafe { std::mem::zeroed() };
-        Ok((self.pop_batch(&mut one)? == 1).then_some(one[0]))
+        let h = &self.handle;
+        let popped = self.side.pop_one(queue::positions(&h.region), &h.slots::<T>())?;
+        if popped.is_some() {
+            queue::space_bell(&h.region).ring();
+        }
+        Ok(popped)
     }
 
     /// Waits until a command is ready, at most `timeout` (`None`: forever). Returns
@@ -306,6 +330,12 @@ impl<T: Pod> Consumer<T> {
             }
             queue::data_bell(&h.region).wait(ready, left);
         }
+    }
+
+    /// Removes the queue's name, like `sem_unlink`: handles already open keep working; the
+    /// next open of the name creates a new queue.
+    pub fn unlink(&self) {
+        segment::remove(&self.handle.path);
     }
 
     /// Turns the cached producer position off or on (SPSC; on by default).

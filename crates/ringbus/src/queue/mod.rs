@@ -1,6 +1,5 @@
 //! Command queues between processes: a bounded ring of fixed-size `#[repr(C)]` commands,
 //! one consumer and one (SPSC) or many (MPSC) producers, with cached peer positions.
-#![allow(unsafe_code)]
 
 #[cfg(not(loom))]
 mod handle;

@@ -230,6 +230,22 @@ impl ConsumerSide {
         Ok(n as usize)
     }
 
+    /// Pops one command, if one is ready.
+    pub(crate) fn pop_one<T: Copy>(
+        &mut self,
+        positions: Positions<'_>,
+        slots: &impl Slots<T>,
+    ) -> Result<Option<T>, BadPosition> {
+        if self.ready(positions, slots, 1)? == 0 {
+            return Ok(None);
+        }
+        let command = slots.read(index(self.head, slots.capacity()));
+        self.head += 1;
+        // Release: as in `pop`.
+        positions.head.store(self.head, Ordering::Release);
+        Ok(Some(command))
+    }
+
     /// Whether a command is ready now (loads only).
     pub(crate) fn has_data<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
         match self.mode {

@@ -204,6 +204,18 @@ impl<T: super::pod::Pod> crate::queue::ring::Slots<T> for SegmentSlots<'_, T> {
     }
 }
 
+/// A service request or response in a queue slot: correlation id, client id, body.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct Envelope<T> {
+    pub id: u64,
+    pub client: u64,
+    pub body: T,
+}
+// SAFETY: repr(C) of two u64s and a Pod; padding before `body` (for alignments above 8)
+// carries no meaning, and every bit pattern of the fields is valid.
+unsafe impl<T: super::pod::Pod> super::pod::Pod for Envelope<T> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

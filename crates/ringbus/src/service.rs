@@ -1,0 +1,206 @@
+//! Request/response services over command queues.
+//!
+//! A [`Server`] consumes one MPSC request queue, `<service>/requests`; every [`Client`]
+//! owns an SPSC response queue, `<service>/responses/<client id>`, which the server
+//! produces into. A request carries a correlation id and its client's id; the client
+//! matches responses by id and drops late answers to calls that timed out.
+//!
+//! Failure, typed and bounded: a call checks that the server (the request queue's
+//! consumer, an OS lock) is alive before pushing and every [`LIVENESS_CHECK`] while it
+//! waits, so a dead server makes pending and later calls fail with
+//! [`CallError::ServerGone`] instead of hanging. A client that dies leaves nothing on the
+//! server: the server keeps an open response queue per client only while that client (its
+//! consumer lock) lives, and removes a dead client's queue file when it notices.
+
+use crate::error::OpenError;
+use crate::queue::{Consumer, Producer, PushError, QueueError};
+use crate::registry::Node;
+use crate::shm::pod::Pod;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How often a waiting call looks whether the server is still alive.
+pub const LIVENESS_CHECK: Duration = Duration::from_millis(50);
+
+pub use crate::shm::queue::Envelope;
+
+/// Why a call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("no response within the timeout (the server is alive but slow or overloaded)")]
+    Timeout,
+    #[error("the server of this service is gone (its process exited or was killed); start it and call again")]
+    ServerGone,
+    #[error(transparent)]
+    Queue(#[from] QueueError),
+}
+
+fn requests_name(service: &str) -> String {
+    format!("{service}/requests")
+}
+
+fn responses_name(service: &str, client: u64) -> String {
+    format!("{service}/responses/{client:016x}")
+}
+
+/// Answers the requests of one service.
+#[derive(Debug)]
+pub struct Server<Req: Pod, Resp: Pod> {
+    node: Node,
+    service: String,
+    requests: Consumer<Envelope<Req>>,
+    clients: HashMap<u64, Producer<Envelope<Resp>>>,
+    dropped: u64,
+}
+
+impl<Req: Pod, Resp: Pod> Server<Req, Resp> {
+    /// Serves `service` (one server at a time); `capacity` requests can wait.
+    pub fn new(node: &Node, service: &str, capacity: u32) -> Result<Self, OpenError> {
+        let requests = node.queue::<Envelope<Req>>(&requests_name(service)).capacity(capacity).mpsc().consumer()?;
+        Ok(Server { node: node.clone(), service: service.into(), requests, clients: HashMap::new(), dropped: 0 })
+    }
+
+    /// Waits at most `timeout` for requests, answers every one waiting with `handler`, and
+    /// returns how many it answered (0 on timeout).
+    pub fn serve_once(
+        &mut self,
+        timeout: Option<Duration>,
+        mut handler: impl FnMut(&Req) -> Resp,
+    ) -> Result<usize, QueueError> {
+        if !self.requests.wait(timeout) {
+            return Ok(0);
+        }
+        let mut answered = 0;
+        while let Some(request) = self.requests.pop()? {
+            let response = Envelope { id: request.id, client: request.client, body: handler(&request.body) };
+            self.respond(response)?;
+            answered += 1;
+        }
+        Ok(answered)
+    }
+
+    /// Pushes a response to its client, if the client still lives and reads; a response
+    /// to a gone or stuck client is dropped (counted in [`Server::dropped`]).
+    fn respond(&mut self, response: Envelope<Resp>) -> Result<(), QueueError> {
+        let client = response.client;
+        if !self.clients.contains_key(&client) {
+            let name = responses_name(&self.service, client);
+            match self.node.queue::<Envelope<Resp>>(&name).existing_producer() {
+                Ok(Some(producer)) => {
+                    self.clients.insert(client, producer);
+                }
+                // Gone already, or not a queue we can answer on: nothing to keep.
+                Ok(None) | Err(_) => {
+                    self.dropped += 1;
+                    return Ok(());
+                }
+            }
+        }
+        let producer = self.clients.get_mut(&client).expect("inserted above");
+        if !producer.consumer_alive() {
+            producer.unlink();
+            self.clients.remove(&client);
+            self.dropped += 1;
+            return Ok(());
+        }
+        match producer.push(response) {
+            Ok(()) => Ok(()),
+            Err(PushError::Full(_)) => {
+                self.dropped += 1;
+                Ok(())
+            }
+            Err(PushError::Queue(e)) => {
+                self.clients.remove(&client);
+                Err(e)
+            }
+        }
+    }
+
+    /// Forgets clients that are gone (and removes their response queues); returns how many
+    /// are still connected. `serve_once` does this lazily for the clients it answers.
+    pub fn sweep_clients(&mut self) -> usize {
+        self.clients.retain(|_, p| {
+            let alive = p.consumer_alive();
+            if !alive {
+                p.unlink();
+            }
+            alive
+        });
+        self.clients.len()
+    }
+
+    /// Responses dropped because their client was gone or did not read.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+impl<Req: Pod, Resp: Pod> Drop for Server<Req, Resp> {
+    fn drop(&mut self) {
+        self.requests.unlink();
+    }
+}
+
+/// Calls one service.
+#[derive(Debug)]
+pub struct Client<Req: Pod, Resp: Pod> {
+    id: u64,
+    next: u64,
+    requests: Producer<Envelope<Req>>,
+    responses: Consumer<Envelope<Resp>>,
+}
+
+impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
+    /// A client of `service`, with room for `capacity` responses in flight.
+    pub fn new(node: &Node, service: &str, capacity: u32) -> Result<Self, OpenError> {
+        let id = crate::sys::random::u64().map_err(crate::error::io_err("draw a client id in", node.root_path()))?;
+        let requests = node.queue::<Envelope<Req>>(&requests_name(service)).mpsc().producer()?;
+        let responses = node.queue::<Envelope<Resp>>(&responses_name(service, id)).capacity(capacity).consumer()?;
+        Ok(Client { id, next: 0, requests, responses })
+    }
+
+    /// Sends `request` and waits at most `timeout` for its response.
+    pub fn call(&mut self, request: Req, timeout: Duration) -> Result<Resp, CallError> {
+        let deadline = Instant::now() + timeout;
+        self.next += 1;
+        let envelope = Envelope { id: self.next, client: self.id, body: request };
+        loop {
+            if !self.requests.consumer_alive() {
+                return Err(CallError::ServerGone);
+            }
+            let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
+            match self.requests.push_timeout(envelope, Some(slice)) {
+                Ok(()) => break,
+                Err(PushError::Full(_)) if Instant::now() >= deadline => return Err(CallError::Timeout),
+                Err(PushError::Full(_)) => {}
+                Err(PushError::Queue(e)) => return Err(e.into()),
+            }
+        }
+        loop {
+            while let Some(response) = self.responses.pop()? {
+                if response.id == envelope.id {
+                    return Ok(response.body);
+                }
+                // A late answer to an earlier call that timed out: dropped.
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(CallError::Timeout);
+            }
+            if !self.responses.wait(Some(left.min(LIVENESS_CHECK))) && !self.requests.consumer_alive() {
+                return Err(CallError::ServerGone);
+            }
+        }
+    }
+
+    /// This client's id (the server's responses are addressed to it).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
+impl<Req: Pod, Resp: Pod> Drop for Client<Req, Resp> {
+    fn drop(&mut self) {
+        self.responses.unlink();
+    }
+}
