@@ -237,3 +237,24 @@ fn clean_reports_foreign_files_and_removes_them_only_when_asked() {
     assert_eq!(removed["removed"].as_array().unwrap().len(), 2);
     assert!(common::files_in(root.path()).is_empty());
 }
+
+#[test]
+fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut producer = node.queue::<u64>("jobs/in").capacity(16).producer().unwrap();
+    for i in 0..3 {
+        producer.push(i).unwrap();
+    }
+    let consumer = node.queue::<u64>("jobs/in").consumer().unwrap();
+    let queues = json(&["list", "queues", "--json"], root.path(), &scratch);
+    let q = &queues[0];
+    assert_eq!((&q["name"], &q["queued"], &q["capacity"]), (&"jobs/in".into(), &3.into(), &16.into()));
+    assert_eq!(
+        (&q["producers"], &q["consumer_alive"], &q["producer_alive"]),
+        (&"spsc".into(), &true.into(), &true.into())
+    );
+    let clean = json(&["clean", "--foreign", "--dry-run", "--json"], root.path(), &scratch);
+    assert_eq!(clean["removed"], serde_json::json!([]), "a queue is not a foreign file");
+    consumer.unlink();
+}

@@ -2,7 +2,9 @@
 //! Field names are a contract for scripts: add fields, never rename them.
 
 use super::top::rows::{Order, SubscriberRow, TopicRow};
-use ringbus::inspect::{NodeInfo, ObjectInfo, ObjectKind, Problem, PublisherInfo, SubscriberInfo, TopicInfo};
+use ringbus::inspect::{
+    NodeInfo, ObjectInfo, ObjectKind, Problem, PublisherInfo, QueueInfo, SubscriberInfo, TopicInfo,
+};
 use ringbus::Wake;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -77,6 +79,15 @@ pub fn object(o: &ObjectInfo) -> Value {
     };
     v[extra.0] = json!(extra.1);
     v
+}
+
+pub fn queue(q: &QueueInfo) -> Value {
+    json!({
+        "name": q.name, "path": q.path, "capacity": q.capacity, "producers": if q.mpsc { "mpsc" } else { "spsc" },
+        "command_type": q.command_type, "command_size": q.command_size, "head": q.head, "tail": q.tail,
+        "queued": q.queued(), "consumer_alive": q.consumer_alive, "producer_alive": q.producer_alive,
+        "consumer_asleep": q.consumer_asleep, "producers_waiting": q.producers_waiting,
+    })
 }
 
 pub fn problem(p: &Problem) -> Value {

@@ -10,7 +10,8 @@ use serde_json::{json, Value};
 #[command(after_help = "Examples:\n  \
     ringbus list                 # every section\n  \
     ringbus list topics --json   # one JSON array, for scripts\n  \
-    ringbus list nodes           # which processes are on the bus, and which died")]
+    ringbus list nodes           # which processes are on the bus, and which died\n  \
+    ringbus list queues          # command queues: how many commands wait, is the consumer alive")]
 pub struct ListArgs {
     /// What to list (default: everything).
     #[arg(value_enum)]
@@ -24,10 +25,11 @@ enum What {
     Topics,
     Nodes,
     Objects,
+    Queues,
     Problems,
 }
 
-const ALL: [What; 4] = [What::Topics, What::Nodes, What::Objects, What::Problems];
+const ALL: [What; 5] = [What::Topics, What::Nodes, What::Objects, What::Queues, What::Problems];
 
 impl ListArgs {
     pub fn run(self) -> anyhow::Result<()> {
@@ -41,7 +43,8 @@ impl ListArgs {
                 None => json!({
                     "root": snap.root,
                     "topics": section_json(&snap, What::Topics), "nodes": section_json(&snap, What::Nodes),
-                    "objects": section_json(&snap, What::Objects), "problems": section_json(&snap, What::Problems),
+                    "objects": section_json(&snap, What::Objects), "queues": section_json(&snap, What::Queues),
+                    "problems": section_json(&snap, What::Problems),
                 }),
             });
             return Ok(());
@@ -77,6 +80,7 @@ fn section_json(snap: &Snapshot, what: What) -> Value {
         What::Topics => snap.topics.iter().map(json::topic).collect(),
         What::Nodes => snap.nodes.iter().map(json::node).collect(),
         What::Objects => snap.objects.iter().map(json::object).collect(),
+        What::Queues => snap.queues.iter().map(json::queue).collect(),
         What::Problems => snap.problems.iter().map(json::problem).collect(),
     }
 }
@@ -126,6 +130,21 @@ fn section_table(snap: &Snapshot, what: What) -> Table {
                     o.stats.wake_calls.to_string(),
                     o.stats.woken.to_string(),
                     o.stats.skipped.to_string(),
+                ]);
+            }
+            t
+        }
+        What::Queues => {
+            let mut t = Table::new(&["queue", "producers", "capacity", "queued", "command", "consumer", "asleep"]);
+            for q in &snap.queues {
+                t.row(vec![
+                    q.name.clone(),
+                    (if q.mpsc { "mpsc" } else { "spsc" }).into(),
+                    q.capacity.to_string(),
+                    q.queued().to_string(),
+                    format!("{} ({} B)", q.command_type, q.command_size),
+                    alive(q.consumer_alive),
+                    super::output::yes_no(q.consumer_asleep).into(),
                 ]);
             }
             t

@@ -5,6 +5,7 @@
 //! <root>/pub.<name>.<topic id>.<slot>.<incarnation>    one publisher's log and chunks
 //! <root>/node.<node id>                                a live node (OFD-locked)
 //! <root>/latch.<name>, <root>/sem.<name>                a named Latch or Semaphore
+//! <root>/queue.<name>                                  a command queue
 //! <root>/.tmp.<random>                                 a segment being built
 //! ```
 //! `<name>` is the topic name with `/` written as `.` (names never contain `.`).

@@ -1,12 +1,16 @@
 //! Read-only snapshots of a ringbus root for tools (`ringbus list`, `info`, `top`): every
-//! topic with its publishers' and subscribers' counters, every node, latch and semaphore,
-//! and every file that is not a valid segment of this version.
+//! topic with its publishers' and subscribers' counters, every node, latch, semaphore and
+//! command queue, and every file that is not a valid segment of this version.
 //!
 //! A snapshot only loads words the participants keep up to date anyway (their counters
 //! cost the data path no system call) and probes liveness locks; it never joins a topic,
 //! takes a lock or writes a byte, so it cannot disturb a live system. Every value is read
 //! once and validated like any other shared-memory input; a file that fails is reported
 //! as a [`Problem`], never trusted.
+
+mod queue;
+
+pub use queue::QueueInfo;
 
 use crate::error::OpenError;
 use crate::notify::latch;
@@ -31,6 +35,7 @@ pub struct Snapshot {
     pub topics: Vec<TopicInfo>,
     pub nodes: Vec<NodeInfo>,
     pub objects: Vec<ObjectInfo>,
+    pub queues: Vec<QueueInfo>,
     /// Files that are not valid segments of this version, with the reason.
     pub problems: Vec<Problem>,
 }
@@ -155,6 +160,8 @@ pub fn snapshot(root: &Root) -> Snapshot {
             object(&path, ObjectKind::Latch, object_name).map(|o| snap.objects.extend(o))
         } else if let Some(object_name) = name.strip_prefix("sem.") {
             object(&path, ObjectKind::Semaphore, object_name).map(|o| snap.objects.extend(o))
+        } else if name.starts_with("queue.") {
+            queue::queue(&path).map(|q| snap.queues.extend(q))
         } else if name.starts_with("pub.") || name.starts_with(".tmp.") {
             Ok(()) // counted with their topic; `clean` judges orphans and abandoned ones
         } else {

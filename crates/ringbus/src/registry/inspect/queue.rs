@@ -1,0 +1,66 @@
+//! Inspecting a command queue from outside: its settings, how many commands wait, and who
+//! is there — read-only, like the rest of `inspect`.
+
+use crate::error::OpenError;
+use crate::queue::ring::Mode;
+use crate::shm::header::SegmentKind;
+use crate::shm::queue::{self, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
+use crate::shm::segment;
+use crate::sync::Ordering;
+use crate::sys;
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+/// One command queue.
+#[derive(Debug, Clone)]
+pub struct QueueInfo {
+    pub name: String,
+    pub path: PathBuf,
+    pub capacity: u32,
+    /// Several producers (`true`) or one.
+    pub mpsc: bool,
+    pub command_type: String,
+    pub command_size: u64,
+    /// Positions: the next one producers claim, the next one the consumer reads.
+    pub tail: u64,
+    pub head: u64,
+    /// Whether a consumer holds the queue (its process lives).
+    pub consumer_alive: bool,
+    /// SPSC: whether a producer holds the queue.
+    pub producer_alive: bool,
+    /// The consumer sleeps waiting for commands.
+    pub consumer_asleep: bool,
+    /// Producers sleeping until there is room.
+    pub producers_waiting: u32,
+}
+
+impl QueueInfo {
+    /// Commands pushed (claimed, for MPSC) and not yet popped.
+    pub fn queued(&self) -> u64 {
+        self.tail.saturating_sub(self.head)
+    }
+}
+
+pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
+    let Some(opened) = segment::open(path, SegmentKind::Queue, false)? else {
+        return Ok(None);
+    };
+    let (config, name, command) = queue::read(&opened.region).map_err(|e| segment::header_error(path, e))?;
+    let positions = queue::positions(&opened.region);
+    let locked = |byte| sys::lock::is_locked(opened.file.as_fd(), byte).unwrap_or(true);
+    let mpsc = config.mode() == Mode::Mpsc;
+    Ok(Some(QueueInfo {
+        name,
+        path: path.to_path_buf(),
+        capacity: config.capacity,
+        mpsc,
+        command_type: command.name,
+        command_size: command.size,
+        tail: positions.tail.load(Ordering::Relaxed),
+        head: positions.head.load(Ordering::Relaxed),
+        consumer_alive: locked(CONSUMER_LOCK_BYTE),
+        producer_alive: !mpsc && locked(PRODUCER_LOCK_BYTE),
+        consumer_asleep: queue::data_bell(&opened.region).sleepers.load(Ordering::Relaxed) != 0,
+        producers_waiting: queue::space_bell(&opened.region).sleepers.load(Ordering::Relaxed),
+    }))
+}
