@@ -19,9 +19,10 @@
 //! ```
 //!
 //! Layers, each depending only on those above it: `sys` (system calls) → `sync` (atomics,
-//! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log) → `pool`
-//! (chunks) → `notify` (wake protocol, words, latches, semaphores) → `pubsub` → `registry` (nodes,
-//! cleanup) → `waitset` (one wait over all of them, fds and timers) → `executor` (timers and
+//! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log, the command
+//! ring) → `pool` (chunks) → `notify` (wake protocol, words, latches, semaphores,
+//! doorbells) → `pubsub`, `queue`, `service` → `registry` (nodes, cleanup, inspection) →
+//! `waitset` (one wait over all of them, fds and timers) → `executor` (timers and
 //! callbacks on one thread, in the callback or the polling style).
 #![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]

@@ -1,8 +1,8 @@
 //! [`Producer`] and [`Consumer`] of a named command queue, and the builder that opens them.
 
-use super::ring::{BadPosition, ConsumerSide, Mode, ProducerSide};
 use crate::error::{io_err, Corruption, OpenError};
 use crate::registry::Node;
+use crate::ring::commands::{BadPosition, ConsumerSide, Mode, ProducerSide};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
 use crate::shm::queue::{self, QueueConfig, SegmentSlots, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};

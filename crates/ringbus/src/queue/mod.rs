@@ -3,7 +3,6 @@
 
 #[cfg(not(loom))]
 mod handle;
-pub(crate) mod ring;
 
 #[cfg(not(loom))]
 pub use handle::{Consumer, Producer, PushError, QueueBuilder, QueueError, DEFAULT_QUEUE_CAPACITY};

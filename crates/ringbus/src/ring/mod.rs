@@ -1,9 +1,11 @@
-//! Position arithmetic and the broadcast log of one publisher.
+//! Position arithmetic, the broadcast log of one publisher, and the command ring of a
+//! queue.
 //!
 //! A *position* is monotonic (the n-th message a publisher ever published); an *index* is
 //! the slot it occupies in a log of `depth` entries (`depth` a power of two).
 #![allow(unsafe_code)]
 
+pub(crate) mod commands;
 pub(crate) mod log;
 
 /// The log index of `position` in a log of `depth` entries.

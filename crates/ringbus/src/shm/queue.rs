@@ -16,7 +16,7 @@ use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
 use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
-use crate::queue::ring::{Mode, Positions};
+use crate::ring::commands::{Mode, Positions};
 use crate::sync::{AtomicU32, AtomicU64};
 use std::mem::{offset_of, size_of};
 
@@ -184,7 +184,7 @@ pub(crate) struct SegmentSlots<'r, T> {
     pub _command: std::marker::PhantomData<T>,
 }
 
-impl<T: super::pod::Pod> crate::queue::ring::Slots<T> for SegmentSlots<'_, T> {
+impl<T: super::pod::Pod> crate::ring::commands::Slots<T> for SegmentSlots<'_, T> {
     fn capacity(&self) -> u64 {
         self.config.capacity as u64
     }

@@ -2,7 +2,7 @@
 //! is there — read-only, like the rest of `inspect`.
 
 use crate::error::OpenError;
-use crate::queue::ring::Mode;
+use crate::ring::commands::Mode;
 use crate::shm::header::SegmentKind;
 use crate::shm::queue::{self, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
 use crate::shm::segment;
