@@ -19,6 +19,8 @@ pub const POP_BATCH: usize = 64;
 pub(crate) const STALL_LIMIT: Duration = Duration::from_secs(30);
 /// Fruitless calls between two looks at the clock, the peer and Ctrl-C.
 const STALL_CHECK: u64 = 1 << 16;
+/// Commands pushed between two looks at Ctrl-C while the ring has room.
+const INTERRUPT_CHECK: u64 = 1 << 20;
 
 /// What the producer measured over its measured commands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -69,9 +71,14 @@ impl Stall {
 fn push_range<S: Sink>(sink: &mut S, from: u64, to: u64, batch: usize, stop: &dyn Fn() -> bool) -> Result<(u64, u64)> {
     let mut buffer = vec![Command::default(); batch];
     let (mut calls, mut full_retries) = (0u64, 0u64);
-    let mut next = from;
+    let (mut next, mut unchecked) = (from, 0u64);
     while next < to {
         let k = (to - next).min(batch as u64) as usize;
+        unchecked += k as u64;
+        if unchecked >= INTERRUPT_CHECK {
+            unchecked = 0;
+            interrupt::check()?;
+        }
         for (i, c) in buffer[..k].iter_mut().enumerate() {
             *c = Command::new(next + i as u64);
         }
