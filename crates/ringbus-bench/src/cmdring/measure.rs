@@ -15,7 +15,7 @@ use crate::workers::{Launch, Workers};
 use anyhow::{anyhow, bail, Context, Result};
 use ringbus::{Latch, Node, Root};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::Duration;
 
 /// How long the consumer process gets to start.
@@ -133,7 +133,13 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
     Ok((pushed, consumed))
 }
 
-/// A consumer thread and a producer thread, pinned, over one ring.
+/// Which thread of an in-process run failed first (the other then fails only because
+/// it was told to stop): 0 none yet.
+const CONSUMER_FAILED: u8 = 1;
+const PRODUCER_FAILED: u8 = 2;
+
+/// A consumer thread and a producer thread, pinned, over one ring. On a failure the other
+/// thread is told to stop, and the first failure is the one reported.
 fn in_process<S: Sink, R: Source>(
     mut sink: S,
     mut source: R,
@@ -141,8 +147,11 @@ fn in_process<S: Sink, R: Source>(
     config: &RingConfig,
 ) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
-    let (ready, go, stop) = (AtomicBool::new(false), AtomicBool::new(false), AtomicBool::new(false));
-    let stopped = || stop.load(Ordering::Relaxed);
+    let (ready, go, failed) = (AtomicBool::new(false), AtomicBool::new(false), AtomicU8::new(0));
+    let stopped = || failed.load(Ordering::Relaxed) != 0;
+    let fail = |who: u8| {
+        let _first = failed.compare_exchange(0, who, Ordering::Relaxed, Ordering::Relaxed);
+    };
     let total = config.warmup + config.commands;
     std::thread::scope(|s| {
         let consumer = s.spawn(|| {
@@ -153,7 +162,7 @@ fn in_process<S: Sink, R: Source>(
                 consume(&mut source, total, &stopped)
             });
             if tally.is_err() {
-                stop.store(true, Ordering::Relaxed);
+                fail(CONSUMER_FAILED);
             }
             tally
         });
@@ -166,12 +175,17 @@ fn in_process<S: Sink, R: Source>(
             drop(sink);
             pushed
         });
-        let pushed = producer.join().map_err(|_| anyhow!("the producer thread panicked"));
-        if !matches!(pushed, Ok(Ok(_))) {
-            stop.store(true, Ordering::Relaxed);
+        let pushed = producer.join().unwrap_or_else(|_| Err(anyhow!("the producer thread panicked")));
+        if pushed.is_err() {
+            fail(PRODUCER_FAILED);
         }
-        let consumed = consumer.join().map_err(|_| anyhow!("the consumer thread panicked"))?;
-        Ok((pushed??, consumed?))
+        let consumed = consumer.join().unwrap_or_else(|_| Err(anyhow!("the consumer thread panicked")));
+        match (pushed, consumed) {
+            (Ok(pushed), Ok(consumed)) => Ok((pushed, consumed)),
+            (Err(e), _) if failed.load(Ordering::Relaxed) == PRODUCER_FAILED => Err(e.context("producer thread")),
+            (_, Err(e)) => Err(e.context("consumer thread")),
+            (Err(e), Ok(_)) => Err(e.context("producer thread")),
+        }
     })
 }
 
@@ -194,5 +208,24 @@ mod tests {
         assert!(check_head_reads(Variant::CachedInprocess, &pushed(10, Some(11))).is_err());
         assert!(check_head_reads(Variant::Cached, &pushed(10, None)).is_err());
         check_head_reads(Variant::Rtrb, &pushed(10, None)).unwrap();
+    }
+
+    #[test]
+    fn an_in_process_run_reports_the_thread_that_failed_first() {
+        let config = RingConfig {
+            variants: vec![Variant::ArrayQueue],
+            batches: vec![1],
+            capacity: 16,
+            commands: 1000,
+            warmup: 0,
+            repeat: 1,
+            cpus: (0, 5000),
+            dir: std::path::PathBuf::new(),
+            worker: crate::config::WorkerLauncher { program: std::path::PathBuf::new(), args: vec![] },
+        };
+        let run = Run { variant: Variant::ArrayQueue, batch: 1, repetition: 0 };
+        let queue = SharedQueue::new(16);
+        let err = format!("{:#}", in_process(queue.clone(), queue, &run, &config).unwrap_err());
+        assert!(err.starts_with("consumer thread: CPU 5000"), "{err}");
     }
 }
