@@ -19,12 +19,18 @@
 //! [`wake`] measures what multiplexing costs: wake latency p50/p99 and waiter CPU per
 //! wake for each [`ringbus::WaitSet`] backend, in the same run.
 //!
+//! [`cmdring`] is seed 001's command ring: ns per pushed command through a bounded SPSC
+//! queue with the producer's copy of the consumer position cached and uncached (consumer
+//! in another process, on another CPU), with rtrb and crossbeam's `ArrayQueue` as
+//! in-process anchors, for batches of 1, 8 and 64.
+//!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
 //! which must hand its argument to [`worker::run`].
 //!
 //! Unsafe code is confined to system calls (the baselines', the jobserver pipe's,
 //! `getrusage`) and the shared-file mapping; each block names its invariant.
 
+pub mod cmdring;
 pub mod config;
 pub mod fanout;
 pub mod interrupt;

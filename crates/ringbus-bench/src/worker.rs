@@ -1,7 +1,8 @@
 //! A worker process of a bench, told by the bench (one JSON argument, a `WorkerJob`)
 //! what to do: a fan-out subscriber records each message's end-to-end latency into the
 //! shared results file and exits after the last message; a token worker runs jobs (the
-//! `tokens::worker` module); the polling bench's subscriber runs a node (`polling::worker`).
+//! `tokens::worker` module); the polling bench's subscriber runs a node (`polling::worker`);
+//! the ring bench's consumer pops and checks commands (`cmdring::worker`).
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
@@ -24,6 +25,8 @@ pub(crate) enum WorkerJob {
     Wake(crate::wake::waiter::WakeWorkerSpec),
     /// The subscriber node of `ringbus bench polling`.
     Polling(crate::polling::worker::PollingWorkerSpec),
+    /// The consumer process of `ringbus bench ring`.
+    Ring(crate::cmdring::worker::RingWorkerSpec),
 }
 
 /// Everything one subscriber process needs.
@@ -67,6 +70,7 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
+        WorkerJob::Ring(spec) => crate::cmdring::worker::run(&spec),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::bench_fanout::FanoutArgs;
 use super::bench_polling::PollingArgs;
+use super::bench_ring::RingArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
 use std::path::PathBuf;
@@ -11,7 +12,8 @@ use std::path::PathBuf;
     ringbus bench fanout --quick --json fanout.json --plot fanout.svg\n  \
     ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
     ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
-    ringbus bench polling --quick --json polling.json --plot polling.svg")]
+    ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
+    ringbus bench ring --quick --json ring.json --plot ring.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -31,6 +33,9 @@ enum Which {
     /// Seed 002's figure-1 node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
     #[command(long_about = super::bench_polling::LONG_ABOUT)]
     Polling(PollingArgs),
+    /// Command ring push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
+    #[command(long_about = super::bench_ring::LONG_ABOUT)]
+    Ring(RingArgs),
 }
 
 impl BenchArgs {
@@ -40,6 +45,7 @@ impl BenchArgs {
             Which::Tokens(args) => args.run(),
             Which::Wake(args) => args.run(),
             Which::Polling(args) => args.run(),
+            Which::Ring(args) => args.run(),
         }
     }
 }

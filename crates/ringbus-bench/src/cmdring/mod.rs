@@ -1,0 +1,206 @@
+//! The command-ring benchmark (seed 001): what a push of a fixed-size command into a
+//! bounded SPSC ring costs, with the producer's copy of the consumer's position cached
+//! (loaded only when the copy says the ring is full) and uncached (loaded on every call —
+//! a read of a cache line the consumer's core owns), with rtrb and crossbeam's
+//! `ArrayQueue` as anchors, in the same invocation.
+//!
+//! ```text
+//! variant           ring                         consumer                  pinned
+//! cached            ringbus SPSC queue, cache on  another PROCESS (worker)  producer CPU P,
+//! uncached          same, set_head_cache(false)   another PROCESS (worker)  consumer CPU C
+//! cached-inprocess  ringbus SPSC queue, cache on  another THREAD            (--cpus P,C)
+//! rtrb              rtrb::RingBuffer              another THREAD
+//! arrayqueue        crossbeam ArrayQueue (MPMC)   another THREAD
+//! ```
+//!
+//! Per run, in a fresh directory of the bench's run directory: the consumer pins itself,
+//! says it is ready, and spins (never sleeps) popping up to 64 commands per call and
+//! checking every sequence number; the producer pins itself, lets the consumer start,
+//! pushes `warmup` unmeasured commands, then times `commands` pushes, `batch` per call. A
+//! call that finds the ring full is retried at once and its time counts: then the
+//! consumer's speed is the limit. Rows are per (variant, batch), the median over
+//! `repeat` runs, the variants' order alternating between repetitions.
+
+mod command;
+mod drive;
+mod endpoints;
+mod measure;
+pub mod plot;
+pub mod report;
+mod rows;
+pub(crate) mod worker;
+
+use crate::config::WorkerLauncher;
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+pub use drive::POP_BATCH;
+pub use rows::RingRow;
+
+/// Bytes of the command pushed (a `#[repr(C)]` struct of four `u64`s).
+pub const COMMAND_BYTES: usize = std::mem::size_of::<command::Command>();
+/// The ring sizes `--capacity` accepts: what a ringbus queue accepts.
+pub const MIN_CAPACITY: u32 = 2;
+pub const MAX_CAPACITY: u32 = 1 << 24;
+/// Measured commands per run `--commands` accepts.
+pub const MIN_COMMANDS: u64 = 1000;
+pub const MAX_COMMANDS: u64 = 1_000_000_000;
+
+/// Latches under each cross-process run's root: the consumer sets `ready` once pinned
+/// with its queue open; the producer sets `start` once pinned.
+pub(crate) const READY_LATCH: &str = "bench/ready";
+pub(crate) const START_LATCH: &str = "bench/start";
+/// The queue's name under each run's root.
+pub(crate) const QUEUE: &str = "bench/commands";
+
+/// One row: a ring, and where its consumer runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Variant {
+    /// ringbus SPSC queue, producer caching the consumer's position; consumer process.
+    #[serde(rename = "cached")]
+    Cached,
+    /// The same, with the cache switched off at run time; consumer process.
+    #[serde(rename = "uncached")]
+    Uncached,
+    /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
+    #[serde(rename = "cached-inprocess")]
+    CachedInprocess,
+    /// rtrb's SPSC ring buffer, consumer thread.
+    #[serde(rename = "rtrb")]
+    Rtrb,
+    /// crossbeam-queue's bounded MPMC `ArrayQueue`, consumer thread.
+    #[serde(rename = "arrayqueue")]
+    ArrayQueue,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 5] =
+        [Variant::Cached, Variant::Uncached, Variant::CachedInprocess, Variant::Rtrb, Variant::ArrayQueue];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Cached => "cached",
+            Variant::Uncached => "uncached",
+            Variant::CachedInprocess => "cached-inprocess",
+            Variant::Rtrb => "rtrb",
+            Variant::ArrayQueue => "arrayqueue",
+        }
+    }
+
+    /// Whether the consumer is another process (else a thread of this one).
+    pub fn cross_process(self) -> bool {
+        matches!(self, Variant::Cached | Variant::Uncached)
+    }
+
+    /// Whether the ring is ringbus's (it counts loads of the consumer's position).
+    pub fn ringbus(self) -> bool {
+        matches!(self, Variant::Cached | Variant::Uncached | Variant::CachedInprocess)
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Variant, String> {
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
+            let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+            format!("unknown variant {s:?}; choose from {}", names.join(", "))
+        })
+    }
+}
+
+/// A whole ring run.
+#[derive(Debug, Clone)]
+pub struct RingConfig {
+    pub variants: Vec<Variant>,
+    /// Commands per push call.
+    pub batches: Vec<u32>,
+    /// Commands the ring holds (a power of two).
+    pub capacity: u32,
+    /// Measured commands per run.
+    pub commands: u64,
+    /// Unmeasured commands pushed first in every run.
+    pub warmup: u64,
+    /// Runs of each (variant, batch); rows report the median.
+    pub repeat: u32,
+    /// The producer's CPU and the consumer's.
+    pub cpus: (u32, u32),
+    /// Where the run directory is created (tmpfs).
+    pub dir: PathBuf,
+    pub worker: WorkerLauncher,
+}
+
+/// One (variant, batch) run of a repetition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub variant: Variant,
+    pub batch: u32,
+    pub repetition: u32,
+}
+
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} batch {} (run {})", self.variant, self.batch, self.repetition + 1)
+    }
+}
+
+pub use crate::runs::Progress;
+
+/// Every run, repetition-major; within a repetition the batches in the order given, and
+/// the variants' order reversed on odd repetitions so no variant always goes first.
+pub fn plan(config: &RingConfig) -> Vec<Run> {
+    crate::runs::alternating(config.repeat, &config.batches, &config.variants)
+        .into_iter()
+        .map(|(repetition, batch, variant)| Run { variant, batch, repetition })
+        .collect()
+}
+
+/// Runs every run of `config` in turn; one row per (variant, batch), ratios filled.
+pub fn run(config: &RingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<RingRow>> {
+    let measured =
+        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
+    Ok(rows::rows(config, &measured))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_parse_by_name_and_serialize_as_named() {
+        for v in Variant::ALL {
+            assert_eq!(v.name().parse::<Variant>(), Ok(v));
+            assert_eq!(serde_json::to_value(v).unwrap(), v.name());
+        }
+        assert!("ringbus".parse::<Variant>().unwrap_err().contains("cached, uncached, cached-inprocess"));
+        let remote: Vec<_> = Variant::ALL.iter().map(|v| (v.cross_process(), v.ringbus())).collect();
+        assert_eq!(remote, [(true, true), (true, true), (false, true), (false, false), (false, false)]);
+        assert_eq!(COMMAND_BYTES, 32);
+    }
+
+    #[test]
+    fn the_plan_alternates_the_variants_within_each_batch() {
+        let config = RingConfig {
+            variants: vec![Variant::Cached, Variant::Rtrb],
+            batches: vec![1, 64],
+            capacity: 1024,
+            commands: 1000,
+            warmup: 0,
+            repeat: 2,
+            cpus: (0, 1),
+            dir: PathBuf::from("/nonexistent"),
+            worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
+        };
+        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.variant, r.batch)).collect();
+        assert_eq!(names, ["cached 1", "rtrb 1", "cached 64", "rtrb 64", "rtrb 1", "cached 1", "rtrb 64", "cached 64"]);
+        assert_eq!(plan(&config)[4].to_string(), "rtrb batch 1 (run 2)");
+    }
+}

@@ -1,0 +1,208 @@
+//! The ring bench's results: a markdown table, the ratio lines per batch, the issue's
+//! targets as measured, and JSON.
+
+use super::rows::ns_of;
+use super::{RingRow, Variant};
+use crate::report::num;
+use anyhow::{Context, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Target: cached ns/push at most this fraction of uncached at batch 1.
+pub const TARGET_CACHED_VS_UNCACHED: f64 = 0.6;
+/// Target: the cached producer loads the consumer's position on fewer than this share of pushes.
+pub const TARGET_HEAD_READS_PER_PUSH: f64 = 0.05;
+
+/// A value with three significant digits however small (`0.000977`, not `0.00`).
+pub(crate) fn sig(v: f64) -> String {
+    match v {
+        v if !v.is_finite() => "n/a".into(),
+        0.0 => "0".into(),
+        v if v >= 100.0 => format!("{v:.0}"),
+        v => {
+            let decimals = (2 - v.log10().floor() as i32).clamp(0, 12) as usize;
+            format!("{v:.decimals$}")
+        }
+    }
+}
+
+fn times(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite()).map_or_else(|| "n/a".into(), |v| format!("{v:.2}×"))
+}
+
+/// One row per (variant, batch).
+pub fn markdown(rows: &[RingRow]) -> String {
+    let mut out = String::from(
+        "| variant | consumer | batch | ns/push p50 | ns/push min–max | head reads/push \
+         | head reads/push, ring not full | push calls/push | full retries/push | commands checked |\n\
+         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {}–{} | {} | {} | {} | {} | {} |",
+            r.variant,
+            r.consumer,
+            r.batch,
+            num(r.ns_per_push),
+            num(r.ns_per_push_min),
+            num(r.ns_per_push_max),
+            r.head_reads_per_push.map_or_else(|| "—".into(), sig),
+            r.head_reads_not_full_per_push.map_or_else(|| "—".into(), sig),
+            sig(r.push_calls_per_push),
+            sig(r.full_retries_per_push),
+            r.commands_checked,
+        );
+    }
+    out
+}
+
+/// Per batch: cached ÷ uncached and cached-inprocess ÷ rtrb, where both were measured.
+pub fn ratios(rows: &[RingRow]) -> String {
+    let mut out = String::new();
+    let mut batches: Vec<u32> = rows.iter().map(|r| r.batch).collect();
+    batches.dedup();
+    for batch in batches {
+        let of = |v| rows.iter().find(|r| (r.variant, r.batch) == (v, batch));
+        let mut parts = Vec::new();
+        if let Some(r) = of(Variant::Cached).filter(|r| r.vs_uncached.is_some()) {
+            parts.push(format!("cached ÷ uncached {}", times(r.vs_uncached)));
+        }
+        if let Some(r) = of(Variant::CachedInprocess).filter(|r| r.vs_rtrb.is_some()) {
+            parts.push(format!("cached-inprocess ÷ rtrb {}", times(r.vs_rtrb)));
+        }
+        if !parts.is_empty() {
+            let _ = writeln!(out, "- batch {batch}: {}", parts.join("; "));
+        }
+    }
+    out
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "not met"
+    }
+}
+
+/// `batch 1: 0.240%, batch 64: 6.00%: not met at batch 64`, against the head-reads target.
+fn shares(per_batch: &[(u32, f64)]) -> String {
+    let each: Vec<String> = per_batch.iter().map(|(b, v)| format!("batch {b}: {}%", sig(v * 100.0))).collect();
+    let missed: Vec<String> =
+        per_batch.iter().filter(|(_, v)| *v >= TARGET_HEAD_READS_PER_PUSH).map(|(b, _)| b.to_string()).collect();
+    let how = if missed.is_empty() { "met".into() } else { format!("not met at batch {}", missed.join(", ")) };
+    format!("{}: {how}", each.join(", "))
+}
+
+/// The issue's three targets, as measured (those the rows allow judging).
+pub fn targets(rows: &[RingRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(r) = rows.iter().find(|r| r.variant == Variant::Cached && r.batch == 1) {
+        if let Some(ratio) = r.vs_uncached {
+            out.push(format!(
+                "target: cached ≤ {TARGET_CACHED_VS_UNCACHED}× uncached ns/push at batch 1, consumer process on CPU {} \
+                 — measured {ratio:.2}×: {}",
+                r.consumer_cpu,
+                verdict(ratio <= TARGET_CACHED_VS_UNCACHED)
+            ));
+        }
+    }
+    let cached: Vec<&RingRow> = rows.iter().filter(|r| r.variant == Variant::Cached).collect();
+    let all: Vec<(u32, f64)> = cached.iter().filter_map(|r| Some((r.batch, r.head_reads_per_push?))).collect();
+    let not_full: Vec<(u32, f64)> =
+        cached.iter().filter_map(|r| Some((r.batch, r.head_reads_not_full_per_push?))).collect();
+    if !all.is_empty() {
+        out.push(format!(
+            "target: cached head reads < {}% of pushes — all loads: {}; loads by calls that pushed \
+             (not the retries of a full ring): {}",
+            TARGET_HEAD_READS_PER_PUSH * 100.0,
+            shares(&all),
+            shares(&not_full)
+        ));
+    }
+    let mut inprocess = Vec::new();
+    for r in rows.iter().filter(|r| r.variant == Variant::CachedInprocess) {
+        if let Some(rtrb) = ns_of(rows, Variant::Rtrb, r.batch) {
+            inprocess.push((r.batch, r.ns_per_push / rtrb));
+        }
+    }
+    if !inprocess.is_empty() {
+        let each: Vec<String> = inprocess.iter().map(|(b, v)| format!("batch {b}: {v:.2}×")).collect();
+        let missed: Vec<String> = inprocess.iter().filter(|(_, v)| *v > 1.0).map(|(b, _)| b.to_string()).collect();
+        let how = if missed.is_empty() { "met".into() } else { format!("not met at batch {}", missed.join(", ")) };
+        out.push(format!(
+            "target: ringbus in-process SPSC at least rtrb's throughput (cached-inprocess ÷ rtrb ns/push ≤ 1) — {}: {how}",
+            each.join(", ")
+        ));
+    }
+    out
+}
+
+/// Writes the rows as a JSON array.
+pub fn write_json(rows: &[RingRow], path: &Path) -> Result<()> {
+    let text = serde_json::to_string_pretty(rows)?;
+    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(variant: Variant, batch: u32, ns: f64, head_reads: Option<f64>) -> RingRow {
+        let not_full = head_reads.map(|v| v / 2.0);
+        RingRow {
+            variant,
+            batch,
+            consumer: if variant.cross_process() { "process" } else { "thread" },
+            capacity: 1024,
+            commands: 1000,
+            warmup: 100,
+            repeat: 1,
+            ns_per_push: ns,
+            ns_per_push_min: ns,
+            ns_per_push_max: ns,
+            head_reads_per_push: head_reads,
+            head_reads_not_full_per_push: not_full,
+            push_calls_per_push: 1.0 / batch as f64,
+            full_retries_per_push: 0.0,
+            commands_checked: 1100,
+            producer_cpu: 0,
+            consumer_cpu: 1,
+            vs_uncached: None,
+            vs_rtrb: None,
+        }
+    }
+
+    #[test]
+    fn small_values_keep_three_significant_digits() {
+        assert_eq!(
+            (sig(0.0009765625), sig(0.125), sig(1.0), sig(12.34), sig(250.0)),
+            ("0.000977".into(), "0.125".into(), "1.00".into(), "12.3".into(), "250".into())
+        );
+        assert_eq!((sig(0.0), sig(f64::NAN)), ("0".into(), "n/a".into()));
+    }
+
+    #[test]
+    fn targets_and_ratios_read_the_rows() {
+        let mut rows = vec![
+            row(Variant::Cached, 1, 5.0, Some(0.001)),
+            row(Variant::Uncached, 1, 10.0, Some(1.0)),
+            row(Variant::CachedInprocess, 1, 6.0, Some(0.001)),
+            row(Variant::Rtrb, 1, 4.0, None),
+            row(Variant::Cached, 64, 2.0, Some(0.06)),
+        ];
+        rows[0].vs_uncached = Some(0.5);
+        rows[2].vs_rtrb = Some(1.5);
+        assert_eq!(ratios(&rows), "- batch 1: cached ÷ uncached 0.50×; cached-inprocess ÷ rtrb 1.50×\n");
+        let t = targets(&rows);
+        assert_eq!(t.len(), 3, "{t:?}");
+        assert!(t[0].ends_with("measured 0.50×: met"), "{}", t[0]);
+        assert!(t[1].contains("all loads: batch 1: 0.100%, batch 64: 6.00%: not met at batch 64;"), "{}", t[1]);
+        assert!(t[1].ends_with("full ring): batch 1: 0.0500%, batch 64: 3.00%: met"), "{}", t[1]);
+        assert!(t[2].ends_with("batch 1: 1.50×: not met at batch 1"), "{}", t[2]);
+        let table = markdown(&rows);
+        assert!(table.contains("| rtrb | thread | 1 | 4.00 | 4.00–4.00 | — | — | 1.00 | 0 | 1100 |"), "{table}");
+        assert!(targets(&rows[3..4]).is_empty());
+    }
+}

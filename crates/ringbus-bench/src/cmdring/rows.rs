@@ -1,0 +1,163 @@
+//! Runs into rows: one per (variant, batch), the median of its repetitions, with the
+//! ratios the issue asks for — cached ÷ uncached, and cached-inprocess ÷ rtrb — per batch.
+
+use super::measure::Measurement;
+use super::{RingConfig, Variant};
+use crate::stats::median;
+use serde::Serialize;
+
+/// One (variant, batch) result: each figure is the median over `repeat` runs (the lower
+/// middle one for an even count), each run's figure divided by its measured commands.
+#[derive(Debug, Clone, Serialize)]
+pub struct RingRow {
+    pub variant: Variant,
+    /// Commands per push call.
+    pub batch: u32,
+    /// Where the consumer ran: "process" or "thread".
+    pub consumer: &'static str,
+    pub capacity: u32,
+    /// Measured commands per run (after `warmup` unmeasured ones).
+    pub commands: u64,
+    pub warmup: u64,
+    pub repeat: u32,
+    /// The producer's wall time for all measured pushes, divided by their number.
+    pub ns_per_push: f64,
+    pub ns_per_push_min: f64,
+    pub ns_per_push_max: f64,
+    /// Loads of the consumer's shared position per command pushed (ringbus only), all of
+    /// them: a call that finds the ring full has loaded it too.
+    pub head_reads_per_push: Option<f64>,
+    /// The loads made by calls that pushed something (all loads minus one per full retry),
+    /// per command: what the cache saves while the consumer keeps up (ringbus only).
+    pub head_reads_not_full_per_push: Option<f64>,
+    /// Push calls per command: `1 / batch`, plus full retries and partial pushes.
+    pub push_calls_per_push: f64,
+    /// Calls that found the ring full, per command.
+    pub full_retries_per_push: f64,
+    /// Commands the consumer checked over all runs (warm-up included): each sequence
+    /// number once, in order, intact — a run fails otherwise.
+    pub commands_checked: u64,
+    pub producer_cpu: u32,
+    pub consumer_cpu: u32,
+    /// Cached rows: `ns_per_push` ÷ the uncached row's of the same batch.
+    pub vs_uncached: Option<f64>,
+    /// cached-inprocess rows: `ns_per_push` ÷ the rtrb row's of the same batch.
+    pub vs_rtrb: Option<f64>,
+}
+
+fn row(config: &RingConfig, runs: &[&Measurement]) -> RingRow {
+    let first = runs[0];
+    let n = config.commands as f64;
+    let per_push = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m) as f64 / n).collect());
+    let ns: Vec<f64> = runs.iter().map(|m| m.pushed.elapsed_ns as f64 / n).collect();
+    let head_reads: Option<Vec<f64>> = runs.iter().map(|m| m.pushed.head_reads.map(|r| r as f64 / n)).collect();
+    let not_full = |m: &&Measurement| m.pushed.head_reads.map(|r| r.saturating_sub(m.pushed.full_retries) as f64 / n);
+    let head_reads_not_full: Option<Vec<f64>> = runs.iter().map(not_full).collect();
+    RingRow {
+        variant: first.run.variant,
+        batch: first.run.batch,
+        consumer: if first.run.variant.cross_process() { "process" } else { "thread" },
+        capacity: config.capacity,
+        commands: config.commands,
+        warmup: config.warmup,
+        repeat: runs.len() as u32,
+        ns_per_push: median(ns.clone()),
+        ns_per_push_min: ns.iter().copied().fold(f64::INFINITY, f64::min),
+        ns_per_push_max: ns.iter().copied().fold(0.0, f64::max),
+        head_reads_per_push: head_reads.map(median),
+        head_reads_not_full_per_push: head_reads_not_full.map(median),
+        push_calls_per_push: per_push(&|m| m.pushed.calls),
+        full_retries_per_push: per_push(&|m| m.pushed.full_retries),
+        commands_checked: runs.iter().map(|m| m.consumed.received).sum(),
+        producer_cpu: config.cpus.0,
+        consumer_cpu: config.cpus.1,
+        vs_uncached: None,
+        vs_rtrb: None,
+    }
+}
+
+/// One row per (variant, batch), batches in the order given, variants in theirs.
+pub(crate) fn rows(config: &RingConfig, measured: &[Measurement]) -> Vec<RingRow> {
+    let mut out = Vec::new();
+    for &batch in &config.batches {
+        for &variant in &config.variants {
+            let runs: Vec<&Measurement> =
+                measured.iter().filter(|m| (m.run.variant, m.run.batch) == (variant, batch)).collect();
+            if !runs.is_empty() {
+                out.push(row(config, &runs));
+            }
+        }
+    }
+    fill_ratios(&mut out);
+    out
+}
+
+/// `ns_per_push` of `variant` at `batch`, if measured.
+pub(crate) fn ns_of(rows: &[RingRow], variant: Variant, batch: u32) -> Option<f64> {
+    rows.iter().find(|r| (r.variant, r.batch) == (variant, batch)).map(|r| r.ns_per_push)
+}
+
+fn fill_ratios(rows: &mut [RingRow]) {
+    let ratio = |v: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| v / b);
+    let snapshot = rows.to_vec();
+    for r in rows.iter_mut() {
+        match r.variant {
+            Variant::Cached => r.vs_uncached = ratio(r.ns_per_push, ns_of(&snapshot, Variant::Uncached, r.batch)),
+            Variant::CachedInprocess => r.vs_rtrb = ratio(r.ns_per_push, ns_of(&snapshot, Variant::Rtrb, r.batch)),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmdring::command::Checker;
+    use crate::cmdring::drive::Pushed;
+    use crate::cmdring::Run;
+    use crate::config::WorkerLauncher;
+    use std::path::PathBuf;
+
+    fn measured(variant: Variant, batch: u32, repetition: u32, elapsed_ns: u64, calls: u64) -> Measurement {
+        let head_reads = variant.ringbus().then_some(calls / 10);
+        let pushed = Pushed { elapsed_ns, calls, full_retries: calls / 100, head_reads };
+        let consumed = Checker { received: 1100, mismatches: 0, first_mismatch: None };
+        Measurement { run: Run { variant, batch, repetition }, pushed, consumed }
+    }
+
+    #[test]
+    fn rows_are_medians_per_command_with_the_two_ratios() {
+        let config = RingConfig {
+            variants: Variant::ALL.to_vec(),
+            batches: vec![1, 8],
+            capacity: 1024,
+            commands: 1000,
+            warmup: 100,
+            repeat: 3,
+            cpus: (0, 1),
+            dir: PathBuf::new(),
+            worker: WorkerLauncher { program: PathBuf::new(), args: vec![] },
+        };
+        let m = [
+            measured(Variant::Cached, 1, 0, 30_000, 1000),
+            measured(Variant::Cached, 1, 1, 10_000, 1200),
+            measured(Variant::Cached, 1, 2, 20_000, 1100),
+            measured(Variant::Uncached, 1, 0, 40_000, 1000),
+            measured(Variant::CachedInprocess, 1, 0, 9_000, 1000),
+            measured(Variant::Rtrb, 1, 0, 6_000, 1000),
+            measured(Variant::ArrayQueue, 8, 0, 12_000, 125),
+        ];
+        let rows = rows(&config, &m);
+        let names: Vec<String> = rows.iter().map(|r| format!("{} {}", r.variant, r.batch)).collect();
+        assert_eq!(names, ["cached 1", "uncached 1", "cached-inprocess 1", "rtrb 1", "arrayqueue 8"]);
+        let cached = &rows[0];
+        assert_eq!((cached.ns_per_push, cached.ns_per_push_min, cached.ns_per_push_max), (20.0, 10.0, 30.0));
+        assert_eq!((cached.push_calls_per_push, cached.head_reads_per_push), (1.1, Some(0.11)));
+        assert_eq!(cached.head_reads_not_full_per_push, Some(0.099));
+        assert_eq!((cached.repeat, cached.commands_checked, cached.consumer), (3, 3300, "process"));
+        assert_eq!((cached.vs_uncached, rows[1].vs_uncached), (Some(0.5), None));
+        assert_eq!(rows[2].vs_rtrb, Some(1.5));
+        assert_eq!((rows[3].head_reads_per_push, rows[3].consumer), (None, "thread"));
+        assert_eq!((rows[4].push_calls_per_push, rows[4].full_retries_per_push), (0.125, 0.001));
+    }
+}

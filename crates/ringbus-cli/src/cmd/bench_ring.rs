@@ -1,0 +1,240 @@
+//! `ringbus bench ring`: seed 001's command ring — ns per pushed command with the consumer
+//! position cached and uncached, with rtrb and ArrayQueue as anchors, in the same run; a
+//! markdown table on stdout, optionally JSON and an SVG plot.
+
+use super::bench::{run_parent, OutputArgs};
+use super::output::Failure;
+use anyhow::{Context, Result};
+use ringbus_bench::cmdring::{self, plot, report, RingConfig, Variant, COMMAND_BYTES, POP_BATCH};
+use ringbus_bench::WorkerLauncher;
+
+pub const LONG_ABOUT: &str = "\
+Seed 001's command ring: what pushing one fixed-size command (a 32-byte #[repr(C)] struct)
+into a bounded SPSC ring costs, in ns per pushed command, when the producer keeps a copy
+of the consumer's position and loads the shared one (a cache line the consumer's core
+owns) only when the copy says the ring is full, against loading it on every push call.
+Variants, in the same invocation:
+
+  cached            ringbus SPSC queue (node.queue().spsc()), Producer::set_head_cache(true);
+                    the consumer is ANOTHER PROCESS (this binary re-executed)
+  uncached          the same code path with set_head_cache(false): one load of the
+                    consumer's position per push call; consumer process
+  cached-inprocess  ringbus SPSC queue, cache on, the consumer a THREAD of this process:
+                    like for like with the two anchors
+  rtrb              the rtrb crate's SPSC ring (push_partial_slice / pop_partial_slice),
+                    consumer thread
+  arrayqueue        crossbeam-queue's bounded MPMC ArrayQueue (a loop of push / pop),
+                    consumer thread
+
+The producer (a thread of this process) is pinned to CPU P and the consumer (process or
+thread) to CPU C (--cpus P,C, default 0,1), both before the start. Per run: the consumer
+spins, never sleeping, popping up to 64 commands per call (Consumer::pop_batch,
+pop_partial_slice, or a loop of ArrayQueue::pop) and checking that command k carries
+sequence k and an intact check word; the producer pushes --batch commands per call
+(Producer::push_batch, push_partial_slice, or a loop of ArrayQueue::push until one is
+refused). The producer first pushes a warm-up (10% of --commands, at most 100000,
+unmeasured), then times --commands pushes on CLOCK_MONOTONIC. A call that finds the ring
+full is retried at once in a spin loop and its time counts: then the consumer's speed is
+the limit. Reported per command: ns/push = the producer's elapsed time / --commands; head
+reads = Producer::head_reads() over the measured pushes (ringbus only); push calls (1/batch
+plus retries and partial pushes); full retries. Rows are per (variant, batch), the median
+of --repeat runs (the variants' order alternating between repetitions), with min and max.
+
+Every run is checked: the consumer saw every sequence number once, in order, intact (the
+bench fails otherwise); uncached made exactly one head read per push call and cached at
+most one. Ratios per batch: cached / uncached and cached-inprocess / rtrb ns/push. The
+issue's targets, reported as measured: cached <= 0.6x uncached at batch 1 with the consumer
+on the other CPU; cached head reads < 5% of pushes; ringbus in-process ns/push <= rtrb's.
+
+Files: a fresh directory ringbus-bench-* under $RINGBUS_ROOT if set, else under /dev/shm,
+removed at the end (also on error or Ctrl-C; one left by a killed run is removed by the next).";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ringbus bench ring --quick                 # 5 variants x batches 1,8,64, 200000 commands, 1 run each
+  ringbus bench ring                         # 2000000 commands, 5 runs each (about a minute)
+  ringbus bench ring --cpus 2,3 --batch 1 --variants cached,uncached --json ring.json --plot ring.svg";
+
+const COMMANDS: u64 = 2_000_000;
+const QUICK_COMMANDS: u64 = 200_000;
+const REPEAT: u32 = 5;
+/// Unmeasured commands first: this share of --commands, at most `MAX_WARMUP`.
+const WARMUP_DIVISOR: u64 = 10;
+const MAX_WARMUP: u64 = 100_000;
+
+/// Parses a batch size: 1 to the largest capacity (checked against --capacity later).
+fn parse_batch(s: &str) -> Result<u32, String> {
+    let bounds = || format!("batch {s:?}: must be 1 to the ring's capacity, e.g. 1,8,64");
+    let b: u32 = s.trim().parse().map_err(|_| bounds())?;
+    if !(1..=cmdring::MAX_CAPACITY).contains(&b) {
+        return Err(bounds());
+    }
+    Ok(b)
+}
+
+/// Parses a capacity: a power of two that a ringbus queue accepts.
+fn parse_capacity(s: &str) -> Result<u32, String> {
+    let (lo, hi) = (cmdring::MIN_CAPACITY, cmdring::MAX_CAPACITY);
+    let bounds = || format!("capacity {s:?}: must be a power of two from {lo} to {hi}, e.g. 1024");
+    let c: u32 = s.trim().parse().map_err(|_| bounds())?;
+    if !c.is_power_of_two() || !(lo..=hi).contains(&c) {
+        return Err(bounds());
+    }
+    Ok(c)
+}
+
+/// Parses `P,C`: the producer's CPU and the consumer's, two different CPUs of this machine.
+fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
+    parse_cpus_of(s, std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
+    let parse = |t: &str| -> Result<u32, String> {
+        let cpu: u32 = t.trim().parse().map_err(|_| format!("--cpus {s:?}: expected two CPU numbers, e.g. 0,1"))?;
+        if cpu as usize >= cpus {
+            return Err(format!("--cpus {s:?}: CPU {cpu} does not exist; this machine has CPUs 0 to {}", cpus - 1));
+        }
+        Ok(cpu)
+    };
+    let (p, c) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected P,C, e.g. 0,1"))?;
+    let (p, c) = (parse(p)?, parse(c)?);
+    if p == c {
+        return Err(format!("--cpus {s:?}: the producer and the consumer both spin; give them two different CPUs"));
+    }
+    Ok((p, c))
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct RingArgs {
+    /// Variants to measure, comma-separated (see above). Example: --variants cached,uncached
+    #[arg(
+        long,
+        value_name = "NAME,..",
+        value_delimiter = ',',
+        default_value = "cached,uncached,cached-inprocess,rtrb,arrayqueue"
+    )]
+    variants: Vec<Variant>,
+
+    /// Commands per push call, comma-separated, each 1 to the capacity. Example: --batch 1,16
+    #[arg(long, value_name = "N,..", value_delimiter = ',', default_value = "1,8,64", value_parser = parse_batch)]
+    batch: Vec<u32>,
+
+    /// Commands the ring holds, a power of two from 2 to 16777216. Example: --capacity 4096
+    #[arg(long, value_name = "N", default_value = "1024", value_parser = parse_capacity)]
+    capacity: u32,
+
+    /// Measured commands per run, 1000 to 1000000000 [default: 2000000, --quick: 200000]. Example: --commands 5000000
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
+    commands: Option<u64>,
+
+    /// Runs of each (variant, batch), 1 to 100; rows report the median [default: 5, --quick: 1]. Example: --repeat 9
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    repeat: Option<u32>,
+
+    /// Pin the producer to CPU P and the consumer to CPU C (two different CPUs). Example: --cpus 2,3
+    #[arg(long, value_name = "P,C", default_value = "0,1", value_parser = parse_cpus)]
+    cpus: (u32, u32),
+
+    #[command(flatten)]
+    output: OutputArgs,
+
+    /// 200000 commands, one run each (unless --commands or --repeat say otherwise): a few
+    /// seconds; enough to check it all works, too short for figures to quote. Example: --quick
+    #[arg(long)]
+    quick: bool,
+}
+
+impl RingArgs {
+    fn config(&self) -> Result<RingConfig> {
+        let mut variants = Vec::new();
+        for &v in &self.variants {
+            if !variants.contains(&v) {
+                variants.push(v);
+            }
+        }
+        let mut batches = Vec::new();
+        for &b in &self.batch {
+            if b > self.capacity {
+                let why = format!("--batch {b}: larger than the ring (--capacity {}); use 1 to {0}", self.capacity);
+                return Err(Failure::Usage(why).into());
+            }
+            if !batches.contains(&b) {
+                batches.push(b);
+            }
+        }
+        let commands = self.commands.unwrap_or(if self.quick { QUICK_COMMANDS } else { COMMANDS });
+        let program = std::env::current_exe().context("cannot find this executable to start the consumer process")?;
+        Ok(RingConfig {
+            variants,
+            batches,
+            capacity: self.capacity,
+            commands,
+            warmup: (commands / WARMUP_DIVISOR).min(MAX_WARMUP),
+            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            cpus: self.cpus,
+            dir: run_parent()?,
+            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+        })
+    }
+
+    pub fn run(self) -> Result<()> {
+        let config = self.config()?;
+        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+        let mut bar = super::bench::RunsBar::new(cmdring::plan(&config).len());
+        let rows = cmdring::run(&config, &mut bar);
+        bar.bar.finish_and_clear();
+        let rows = rows?;
+        println!("## ringbus bench ring\n");
+        println!("- machine: {}", ringbus_bench::report::Machine::this());
+        println!("- command: `{}`", ringbus_bench::report::command_line());
+        println!(
+            "- {} measured commands of {COMMAND_BYTES} B per run after {} unmeasured, ring capacity {}, median of {} run(s); \
+             producer pinned to CPU {}, consumer to CPU {}, popping up to {POP_BATCH} per call, never sleeping",
+            config.commands, config.warmup, config.capacity, config.repeat, config.cpus.0, config.cpus.1
+        );
+        println!(
+            "- ns/push: the producer's wall time over all measured pushes ÷ commands, full-ring retries included; \
+             head reads: loads of the consumer's position (ringbus only); rtrb: push_partial_slice, \
+             ArrayQueue: a loop of push\n"
+        );
+        print!("{}", report::markdown(&rows));
+        let ratios = report::ratios(&rows);
+        if !ratios.is_empty() {
+            println!();
+            print!("{ratios}");
+        }
+        for target in report::targets(&rows) {
+            println!("\n{target}");
+        }
+        if let Some(path) = &self.output.json {
+            report::write_json(&rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.output.plot {
+            plot::draw(&rows, path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_capacities_and_cpus_parse_within_bounds() {
+        assert_eq!(parse_batch("64"), Ok(64));
+        assert!(parse_batch("0").unwrap_err().contains("1 to the ring's capacity"));
+        assert!(parse_batch("x").is_err());
+        assert_eq!(parse_capacity("1024"), Ok(1024));
+        assert!(parse_capacity("1000").unwrap_err().contains("power of two from 2 to 16777216"));
+        assert!(parse_capacity("1").is_err());
+        assert_eq!(parse_cpus_of("0,1", 2), Ok((0, 1)));
+        assert_eq!(parse_cpus_of(" 3 , 1", 4), Ok((3, 1)));
+        assert!(parse_cpus_of("0,99", 2).unwrap_err().contains("CPU 99 does not exist; this machine has CPUs 0 to 1"));
+        assert!(parse_cpus_of("1,1", 2).unwrap_err().contains("two different CPUs"));
+        assert!(parse_cpus_of("0", 2).unwrap_err().contains("expected P,C"));
+    }
+}
