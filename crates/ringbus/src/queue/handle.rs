@@ -5,7 +5,7 @@ use crate::registry::Node;
 use crate::ring::commands::{BadPosition, ConsumerSide, Mode, ProducerSide};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
-use crate::shm::queue::{self, QueueConfig, SegmentSlots, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
+use crate::shm::queue::{self, QueueConfig, QueueView, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
 use crate::sys;
@@ -61,8 +61,14 @@ struct QueueHandle {
     name: String,
     path: PathBuf,
     file: File,
-    region: Region,
+    view: QueueView,
     config: QueueConfig,
+}
+
+impl QueueHandle {
+    fn new(name: String, path: PathBuf, file: File, region: Region, config: QueueConfig) -> QueueHandle {
+        QueueHandle { name, path, file, view: QueueView::new(region, &config), config }
+    }
 }
 
 impl<T: Pod> QueueBuilder<T> {
@@ -104,9 +110,9 @@ impl<T: Pod> QueueBuilder<T> {
     fn into_producer(handle: QueueHandle) -> Result<Producer<T>, OpenError> {
         if handle.config.mode() == Mode::Spsc {
             handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
-            queue::space_bell(&handle.region).reset_sleepers();
+            handle.view.space_bell().reset_sleepers();
         }
-        let positions = queue::positions(&handle.region);
+        let positions = handle.view.positions();
         let side = ProducerSide::new(handle.config.mode(), positions);
         let capacity = handle.config.capacity as u64;
         let head = positions.head.load(crate::sync::Ordering::Acquire);
@@ -123,8 +129,8 @@ impl<T: Pod> QueueBuilder<T> {
         handle.claim(CONSUMER_LOCK_BYTE, "consumer")?;
         // Only the consumer sleeps on the data doorbell: whatever count is there was left
         // by a consumer that died asleep.
-        queue::data_bell(&handle.region).reset_sleepers();
-        let side = ConsumerSide::new(handle.config.mode(), queue::positions(&handle.region));
+        handle.view.data_bell().reset_sleepers();
+        let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
         Ok(Consumer { handle, side, _command: PhantomData })
     }
 
@@ -138,7 +144,7 @@ impl<T: Pod> QueueBuilder<T> {
                 let (config, name, existing) =
                     queue::read(&opened.region).map_err(|e| segment::header_error(&path, e))?;
                 self.check_against(&canonical, &config, &existing, &command)?;
-                return Ok(Some(QueueHandle { name, path, file: opened.file, region: opened.region, config }));
+                return Ok(Some(QueueHandle::new(name, path, opened.file, opened.region, config)));
             }
             if self.must_exist {
                 return Ok(None);
@@ -154,8 +160,7 @@ impl<T: Pod> QueueBuilder<T> {
                 })?;
             let init = |r: &Region| queue::init(r, &config, &canonical, &command);
             if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
-                let handle = QueueHandle { name: canonical, path, file: created.file, region: created.region, config };
-                return Ok(Some(handle));
+                return Ok(Some(QueueHandle::new(canonical, path, created.file, created.region, config)));
             }
         }
     }
@@ -200,10 +205,6 @@ impl QueueHandle {
         }
         Err(OpenError::TooMany { topic: self.name.clone(), role, limit: 1 })
     }
-
-    fn slots<T: Pod>(&self) -> SegmentSlots<'_, T> {
-        SegmentSlots { region: &self.region, config: self.config, _command: PhantomData }
-    }
 }
 
 /// Pushes commands into a queue. The consumer's position is cached here and loaded from
@@ -220,9 +221,9 @@ impl<T: Pod> Producer<T> {
     /// Never blocks; wakes the consumer only if it sleeps.
     pub fn push_batch(&mut self, commands: &[T]) -> Result<usize, QueueError> {
         let h = &self.handle;
-        let n = self.side.push(queue::positions(&h.region), &h.slots::<T>(), commands)?;
+        let n = self.side.push(h.view.positions(), &h.view.slots::<T>(), commands)?;
         if n > 0 {
-            queue::data_bell(&h.region).ring();
+            h.view.data_bell().ring();
         }
         Ok(n)
     }
@@ -249,7 +250,7 @@ impl<T: Pod> Producer<T> {
             }
             let (h, side) = (&self.handle, &self.side);
             let capacity = h.config.capacity as u64;
-            queue::space_bell(&h.region).wait(|| side.has_room(queue::positions(&h.region), capacity), left);
+            h.view.space_bell().wait(|| side.has_room(h.view.positions(), capacity), left);
         }
     }
 
@@ -295,9 +296,9 @@ impl<T: Pod> Consumer<T> {
     /// Pops up to `out.len()` commands, oldest first; returns how many. Never blocks.
     pub fn pop_batch(&mut self, out: &mut [T]) -> Result<usize, QueueError> {
         let h = &self.handle;
-        let n = self.side.pop(queue::positions(&h.region), &h.slots::<T>(), out)?;
+        let n = self.side.pop(h.view.positions(), &h.view.slots::<T>(), out)?;
         if n > 0 {
-            queue::space_bell(&h.region).ring();
+            h.view.space_bell().ring();
         }
         Ok(n)
     }
@@ -305,9 +306,9 @@ impl<T: Pod> Consumer<T> {
     /// Pops one command, if any.
     pub fn pop(&mut self) -> Result<Option<T>, QueueError> {
         let h = &self.handle;
-        let popped = self.side.pop_one(queue::positions(&h.region), &h.slots::<T>())?;
+        let popped = self.side.pop_one(h.view.positions(), &h.view.slots::<T>())?;
         if popped.is_some() {
-            queue::space_bell(&h.region).ring();
+            h.view.space_bell().ring();
         }
         Ok(popped)
     }
@@ -318,8 +319,8 @@ impl<T: Pod> Consumer<T> {
     pub fn wait(&mut self, timeout: Option<Duration>) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
         let h = &self.handle;
-        let slots = h.slots::<T>();
-        let ready = || self.side.has_data(queue::positions(&h.region), &slots);
+        let slots = h.view.slots::<T>();
+        let ready = || self.side.has_data(h.view.positions(), &slots);
         loop {
             if ready() {
                 return true;
@@ -328,7 +329,7 @@ impl<T: Pod> Consumer<T> {
             if left == Some(Duration::ZERO) {
                 return false;
             }
-            queue::data_bell(&h.region).wait(ready, left);
+            h.view.data_bell().wait(ready, left);
         }
     }
 

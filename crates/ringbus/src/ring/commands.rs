@@ -27,6 +27,27 @@ pub(crate) trait Slots<T: Copy> {
     fn mark(&self, index: usize) -> &AtomicU64;
     fn write(&self, index: usize, value: &T);
     fn read(&self, index: usize) -> T;
+
+    /// Writes `values` into consecutive slots from `index` (no wrap: the caller splits).
+    fn write_run(&self, index: usize, values: &[T]) {
+        for (i, v) in values.iter().enumerate() {
+            self.write(index + i, v);
+        }
+    }
+
+    /// Reads consecutive slots from `index` into `out` (no wrap).
+    fn read_run(&self, index: usize, out: &mut [T]) {
+        for (i, v) in out.iter_mut().enumerate() {
+            *v = self.read(index + i);
+        }
+    }
+}
+
+/// `count` positions from `position` as at most two runs of consecutive slots (the ring
+/// wraps at most once): the first run's slot and length; the second run starts at slot 0.
+fn runs(position: u64, count: usize, capacity: u64) -> (usize, usize) {
+    let first = index(position, capacity);
+    (first, count.min(capacity as usize - first))
 }
 
 /// The shared positions.
@@ -131,12 +152,20 @@ impl ProducerSide {
                 }
             },
         };
-        for (i, item) in items[..n as usize].iter().enumerate() {
-            let position = tail + i as u64;
-            slots.write(index(position, capacity), item);
-            if self.mode == Mode::Mpsc {
-                // Release: the consumer that sees the mark (Acquire) sees the command.
-                slots.mark(index(position, capacity)).store(position + 1, Ordering::Release);
+        let items = &items[..n as usize];
+        match self.mode {
+            Mode::Spsc => {
+                let (first, split) = runs(tail, items.len(), capacity);
+                slots.write_run(first, &items[..split]);
+                slots.write_run(0, &items[split..]);
+            }
+            Mode::Mpsc => {
+                for (i, item) in items.iter().enumerate() {
+                    let position = tail + i as u64;
+                    slots.write(index(position, capacity), item);
+                    // Release: the consumer that sees the mark (Acquire) sees the command.
+                    slots.mark(index(position, capacity)).store(position + 1, Ordering::Release);
+                }
             }
         }
         if self.mode == Mode::Spsc && n > 0 {
@@ -218,9 +247,10 @@ impl ConsumerSide {
     ) -> Result<usize, BadPosition> {
         let capacity = slots.capacity();
         let n = self.ready(positions, slots, out.len() as u64)?;
-        for (i, slot) in out[..n as usize].iter_mut().enumerate() {
-            *slot = slots.read(index(self.head + i as u64, capacity));
-        }
+        let out = &mut out[..n as usize];
+        let (first, split) = runs(self.head, out.len(), capacity);
+        slots.read_run(first, &mut out[..split]);
+        slots.read_run(0, &mut out[split..]);
         if n > 0 {
             self.head += n;
             // Release: the producer that loads this head (Acquire) writes those slots
@@ -324,6 +354,21 @@ mod tests {
             assert_eq!(consumer.pop(p, &slots, &mut rest).unwrap(), 6);
             assert_eq!(rest[..6], [7, 8, 9, 10, 10, 10]);
             assert!(!consumer.has_data(p, &slots));
+        }
+    }
+
+    #[test]
+    fn a_batch_that_wraps_is_split_and_comes_back_in_order() {
+        for mode in [Mode::Spsc, Mode::Mpsc] {
+            let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
+            let p = positions(&tail, &head);
+            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            let mut out = [0; 4];
+            assert_eq!(producer.push(p, &slots, &[1, 2, 3]).unwrap(), 3);
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 3);
+            assert_eq!(producer.push(p, &slots, &[4, 5, 6, 7]).unwrap(), 4, "slots 3, 0, 1, 2");
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 4);
+            assert_eq!(out, [4, 5, 6, 7], "{mode:?}");
         }
     }
 

@@ -7,18 +7,22 @@
 //!  576 head       next position the consumer reads      (consumer's line; its lock byte)
 //!  640 data doorbell: word, sleepers                    (the consumer sleeps here)
 //!  704 space doorbell: word, sleepers                   (producers sleep here)
-//!  768 slots: capacity × stride; each: mark (u64, MPSC: position + 1), then the command
+//!  768 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
+//!      SPSC: the command alone
 //! ```
 //! Each position and doorbell has its own cache line, so a push touches the producer's
 //! line and the slot, and only a reload of the cached head touches the consumer's.
 
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
+use super::pod::Pod;
 use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
-use crate::ring::commands::{Mode, Positions};
+use crate::ring::commands::{Mode, Positions, Slots};
 use crate::sync::{AtomicU32, AtomicU64};
+use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};
+use std::ptr::NonNull;
 
 pub(crate) const MAX_CAPACITY: u32 = 1 << 24;
 /// Largest command: a slot is meant for a small fixed-size record, not a payload.
@@ -60,8 +64,15 @@ impl QueueConfig {
         if !command.align.is_power_of_two() || command.align > 4096 {
             return Err(("command alignment", command.align as u64));
         }
-        let align = command.align.max(8) as u64;
-        let command_offset = 8u64.next_multiple_of(align);
+        // MPSC slots start with their mark word; SPSC slots are the command alone (a
+        // 32-byte command packs two to a cache line instead of straddling lines).
+        let (align, command_offset) = match mode {
+            Mode::Spsc => (command.align as u64, 0),
+            Mode::Mpsc => {
+                let align = command.align.max(8) as u64;
+                (align, 8u64.next_multiple_of(align))
+            }
+        };
         let slot_stride = (command_offset + command.size).next_multiple_of(align);
         Ok(QueueConfig {
             capacity,
@@ -157,50 +168,138 @@ fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderErro
     String::from_utf8(s.to_vec()).map_err(|_| corrupt(what, len as u64, 0))
 }
 
-/// The shared words of a validated queue segment.
-pub(crate) fn positions(region: &Region) -> Positions<'_> {
-    Positions { tail: region.get::<AtomicU64>(TAIL_OFFSET), head: region.get::<AtomicU64>(HEAD_OFFSET) }
+/// The words and slots of a validated queue segment, located once: the hot path indexes
+/// them without a bounds check per access (the slots' bounds were checked here, and every
+/// index is masked by the capacity).
+#[derive(Debug)]
+pub(crate) struct QueueView {
+    tail: NonNull<AtomicU64>,
+    head: NonNull<AtomicU64>,
+    data_bell: [NonNull<AtomicU32>; 2],
+    space_bell: [NonNull<AtomicU32>; 2],
+    slots: NonNull<u8>,
+    stride: usize,
+    command_offset: usize,
+    mask: usize,
+    /// The mapping every pointer above points into: owned here, so it outlives them (its
+    /// address does not change when the view moves).
+    _region: Region,
 }
 
-pub(crate) fn data_bell(region: &Region) -> Doorbell<'_> {
-    Doorbell {
-        word: region.get::<AtomicU32>(DATA_BELL_OFFSET),
-        sleepers: region.get::<AtomicU32>(DATA_BELL_OFFSET + 4),
+// SAFETY: the pointers address the shared mapping the view owns; they are used only for atomics and volatile copies of `Pod`
+// commands, which any thread may do.
+unsafe impl Send for QueueView {}
+// SAFETY: as above; `&QueueView` hands out only shared references to atomics.
+unsafe impl Sync for QueueView {}
+
+impl QueueView {
+    /// Locates the words and slots of `region`, whose header `config` was read from and
+    /// validated, and keeps the region.
+    pub(crate) fn new(region: Region, config: &QueueConfig) -> QueueView {
+        let word = |offset| NonNull::from(region.get::<AtomicU32>(offset));
+        let slots_len = config.capacity as usize * config.slot_stride as usize;
+        QueueView {
+            tail: NonNull::from(region.get::<AtomicU64>(TAIL_OFFSET)),
+            head: NonNull::from(region.get::<AtomicU64>(HEAD_OFFSET)),
+            data_bell: [word(DATA_BELL_OFFSET), word(DATA_BELL_OFFSET + 4)],
+            space_bell: [word(SPACE_BELL_OFFSET), word(SPACE_BELL_OFFSET + 4)],
+            slots: region.pointer(SLOTS_OFFSET, slots_len),
+            stride: config.slot_stride as usize,
+            command_offset: config.command_offset as usize,
+            mask: config.capacity as usize - 1,
+            _region: region,
+        }
+    }
+
+    pub(crate) fn positions(&self) -> Positions<'_> {
+        // SAFETY: in the mapping we own, aligned atomics (checked by `Region::get` in `new`).
+        unsafe { Positions { tail: self.tail.as_ref(), head: self.head.as_ref() } }
+    }
+
+    fn bell(&self, words: &[NonNull<AtomicU32>; 2]) -> Doorbell<'_> {
+        // SAFETY: as in `positions`.
+        unsafe { Doorbell { word: words[0].as_ref(), sleepers: words[1].as_ref() } }
+    }
+
+    /// The doorbell the consumer sleeps on.
+    pub(crate) fn data_bell(&self) -> Doorbell<'_> {
+        self.bell(&self.data_bell)
+    }
+
+    /// The doorbell producers sleep on while the queue is full.
+    pub(crate) fn space_bell(&self) -> Doorbell<'_> {
+        self.bell(&self.space_bell)
+    }
+
+    /// Byte `offset` of slot `index` (masked into the ring).
+    fn slot(&self, index: usize, offset: usize) -> *mut u8 {
+        // SAFETY: `index & mask < capacity` and `offset + size ≤ stride`, so the address
+        // lies in the slots range checked in `new`.
+        unsafe { self.slots.as_ptr().add((index & self.mask) * self.stride + offset) }
+    }
+
+    /// The slots, holding commands of type `T` — whose name, size and alignment the caller
+    /// checked against the header.
+    pub(crate) fn slots<T: Pod>(&self) -> ViewSlots<'_, T> {
+        ViewSlots { view: self, _command: PhantomData }
     }
 }
 
-pub(crate) fn space_bell(region: &Region) -> Doorbell<'_> {
-    Doorbell {
-        word: region.get::<AtomicU32>(SPACE_BELL_OFFSET),
-        sleepers: region.get::<AtomicU32>(SPACE_BELL_OFFSET + 4),
-    }
+/// [`QueueView`]'s slots as the ring algorithm sees them.
+pub(crate) struct ViewSlots<'v, T> {
+    view: &'v QueueView,
+    _command: PhantomData<T>,
 }
 
-/// The slots of a validated queue segment, holding commands of type `T` (whose size and
-/// alignment the caller checked against the header).
-pub(crate) struct SegmentSlots<'r, T> {
-    pub region: &'r Region,
-    pub config: QueueConfig,
-    pub _command: std::marker::PhantomData<T>,
-}
-
-impl<T: super::pod::Pod> crate::ring::commands::Slots<T> for SegmentSlots<'_, T> {
+impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
     fn capacity(&self) -> u64 {
-        self.config.capacity as u64
+        self.view.mask as u64 + 1
     }
 
     fn mark(&self, index: usize) -> &AtomicU64 {
-        self.region.get(SLOTS_OFFSET + index * self.config.slot_stride as usize)
+        // SAFETY: MPSC slots start with an 8-aligned mark word (the stride is a multiple
+        // of 8 and the slots start 64-aligned), valid for any bit pattern.
+        unsafe { &*self.view.slot(index, 0).cast::<AtomicU64>() }
     }
 
     fn write(&self, index: usize, value: &T) {
-        let offset = SLOTS_OFFSET + index * self.config.slot_stride as usize + self.config.command_offset as usize;
-        self.region.write_pod(offset, value)
+        // SAFETY: in bounds (`slot`), aligned for `T` (offset and stride are multiples of
+        // its alignment); the ring protocol gives this slot to us alone until the consumer
+        // reads it; a misbehaving peer racing us can only garble a `Pod`.
+        unsafe { std::ptr::write_volatile(self.view.slot(index, self.view.command_offset).cast::<T>(), *value) }
     }
 
     fn read(&self, index: usize) -> T {
-        let offset = SLOTS_OFFSET + index * self.config.slot_stride as usize + self.config.command_offset as usize;
-        self.region.read_pod(offset)
+        // SAFETY: in bounds and aligned as in `write`; every bit pattern is a valid `T`.
+        unsafe { std::ptr::read_volatile(self.view.slot(index, self.view.command_offset).cast::<T>()) }
+    }
+
+    fn write_run(&self, index: usize, values: &[T]) {
+        if !self.packed() {
+            return values.iter().enumerate().for_each(|(i, v)| self.write(index + i, v));
+        }
+        assert!(index + values.len() <= self.view.mask + 1, "ringbus bug: a run past the ring's end");
+        // SAFETY: packed slots are an array of `T` (stride = size, no mark), and the run
+        // `[index, index + len)` lies inside the ring (asserted); the ring protocol gives
+        // these slots to us alone until the consumer reads them.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.view.slot(index, 0).cast::<T>(), values.len()) }
+    }
+
+    fn read_run(&self, index: usize, out: &mut [T]) {
+        if !self.packed() {
+            return out.iter_mut().enumerate().for_each(|(i, v)| *v = self.read(index + i));
+        }
+        assert!(index + out.len() <= self.view.mask + 1, "ringbus bug: a run past the ring's end");
+        // SAFETY: as in `write_run`; the commands are copied into our own buffer once, and
+        // every bit pattern is a valid `T`.
+        unsafe { std::ptr::copy_nonoverlapping(self.view.slot(index, 0).cast::<T>(), out.as_mut_ptr(), out.len()) }
+    }
+}
+
+impl<T: Pod> ViewSlots<'_, T> {
+    /// SPSC slots: the commands alone, back to back, so runs copy as one block.
+    fn packed(&self) -> bool {
+        self.view.command_offset == 0 && self.view.stride == std::mem::size_of::<T>()
     }
 }
 
@@ -214,7 +313,7 @@ pub struct Envelope<T> {
 }
 // SAFETY: repr(C) of two u64s and a Pod; padding before `body` (for alignments above 8)
 // carries no meaning, and every bit pattern of the fields is valid.
-unsafe impl<T: super::pod::Pod> super::pod::Pod for Envelope<T> {}
+unsafe impl<T: Pod> Pod for Envelope<T> {}
 
 #[cfg(test)]
 mod tests {
@@ -225,6 +324,8 @@ mod tests {
         let command = PayloadType { name: "cmd".into(), size: 24, align: 8 };
         let config = QueueConfig::new(8, Mode::Mpsc, &command).unwrap();
         assert_eq!((config.command_offset, config.slot_stride), (8, 32));
+        let spsc = QueueConfig::new(8, Mode::Spsc, &PayloadType { name: "c".into(), size: 32, align: 8 }).unwrap();
+        assert_eq!((spsc.command_offset, spsc.slot_stride), (0, 32), "no mark word: two commands per line");
         let r = Region::heap(config.total_bytes() as usize);
         init(&r, &config, "jobs", &command);
         SegmentHeader::publish(&r);

@@ -140,24 +140,13 @@ impl Region {
         unsafe { std::ptr::write_volatile(self.ptr.add(offset).cast::<T>(), value) }
     }
 
-    /// Copies the command at `offset` out of a queue slot.
-    pub(crate) fn read_pod<T: super::pod::Pod>(&self, offset: usize) -> T {
-        self.check::<T>(offset, 1);
-        // SAFETY: in bounds and aligned; `T: Pod` is valid for any bit pattern, so even a
-        // slot a hostile peer scribbles on concurrently yields some `T`; volatile: nothing
-        // is assumed stable.
-        unsafe { std::ptr::read_volatile(self.ptr.add(offset).cast::<T>()) }
-    }
-
-    /// Copies a command into a queue slot that the caller has claimed (the queue protocol
-    /// gives one producer each slot until the consumer has read it).
-    pub(crate) fn write_pod<T: super::pod::Pod>(&self, offset: usize, value: &T) {
-        assert!(self.writable, "ringbus bug: write to a read-only region");
-        self.check::<T>(offset, 1);
-        // SAFETY: in bounds, aligned, writable; readers copy it out with volatile reads of a
-        // type valid for any bit pattern, so a racing reader (only a misbehaving one) sees
-        // some `T`, never undefined behaviour in this process.
-        unsafe { std::ptr::write_volatile(self.ptr.add(offset).cast::<T>(), *value) }
+    /// A pointer to `[offset, offset + len)`, checked once (for views that index a range
+    /// many times, like a queue's slots).
+    pub(crate) fn pointer(&self, offset: usize, len: usize) -> std::ptr::NonNull<u8> {
+        self.check::<u8>(offset, len);
+        // SAFETY: in bounds (checked above), so within the allocation; non-null as the
+        // mapping's base is.
+        unsafe { std::ptr::NonNull::new_unchecked(self.ptr.add(offset)) }
     }
 
     /// The bytes `[offset, offset + len)`.

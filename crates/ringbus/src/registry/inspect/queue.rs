@@ -46,7 +46,8 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         return Ok(None);
     };
     let (config, name, command) = queue::read(&opened.region).map_err(|e| segment::header_error(path, e))?;
-    let positions = queue::positions(&opened.region);
+    let view = queue::QueueView::new(opened.region, &config);
+    let positions = view.positions();
     let locked = |byte| sys::lock::is_locked(opened.file.as_fd(), byte).unwrap_or(true);
     let mpsc = config.mode() == Mode::Mpsc;
     Ok(Some(QueueInfo {
@@ -60,7 +61,7 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         head: positions.head.load(Ordering::Relaxed),
         consumer_alive: locked(CONSUMER_LOCK_BYTE),
         producer_alive: !mpsc && locked(PRODUCER_LOCK_BYTE),
-        consumer_asleep: queue::data_bell(&opened.region).sleepers.load(Ordering::Relaxed) != 0,
-        producers_waiting: queue::space_bell(&opened.region).sleepers.load(Ordering::Relaxed),
+        consumer_asleep: view.data_bell().sleepers.load(Ordering::Relaxed) != 0,
+        producers_waiting: view.space_bell().sleepers.load(Ordering::Relaxed),
     }))
 }
