@@ -27,6 +27,8 @@ pub(crate) enum WorkerJob {
     Polling(crate::polling::worker::PollingWorkerSpec),
     /// The consumer process of `ringbus bench ring`.
     Ring(crate::cmdring::worker::RingWorkerSpec),
+    /// The service server of `ringbus bench ring`.
+    RingServer(crate::cmdring::service::ServerSpec),
 }
 
 /// Everything one subscriber process needs.
@@ -71,6 +73,7 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
         WorkerJob::Ring(spec) => crate::cmdring::worker::run(&spec),
+        WorkerJob::RingServer(spec) => crate::cmdring::service::serve(&spec),
     }
 }
 

@@ -42,7 +42,13 @@ fn a_quick_run_checks_every_command_and_counts_head_reads_per_push_call() {
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"), "plot written");
     assert_eq!(files_in(root.path()), Vec::<String>::new(), "files left in the root");
 
-    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // The service round trips: one more row, timed over every call (2000 in quick mode).
+    let service = rows.pop().expect("the service row comes last");
+    assert_eq!((&service["variant"], &service["calls"]), (&"service".into(), &2000.into()), "{service}");
+    let (p50, p99, max) = (f(&service, "rtt_p50_us"), f(&service, "rtt_p99_us"), f(&service, "rtt_max_us"));
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{service}");
+    assert!(run.stdout.contains("### Request/response round trip"), "{}", run.stdout);
     assert_eq!(rows.len(), VARIANTS.len() * BATCHES.len(), "{rows:#?}");
     for variant in VARIANTS {
         for batch in BATCHES {

@@ -28,6 +28,7 @@ mod measure;
 pub mod plot;
 pub mod report;
 mod rows;
+pub mod service;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;

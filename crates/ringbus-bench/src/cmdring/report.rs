@@ -139,9 +139,19 @@ pub fn targets(rows: &[RingRow]) -> Vec<String> {
     out
 }
 
-/// Writes the rows as a JSON array.
-pub fn write_json(rows: &[RingRow], path: &Path) -> Result<()> {
-    let text = serde_json::to_string_pretty(rows)?;
+/// Writes the rows as a JSON array; the service round trip, if measured, is one more row
+/// with `variant` = `"service"` (its push fields null).
+pub fn write_json(rows: &[RingRow], service: Option<&super::service::ServiceRow>, path: &Path) -> Result<()> {
+    let mut all = serde_json::to_value(rows)?;
+    if let (Some(row), Some(array)) = (service, all.as_array_mut()) {
+        let mut value = serde_json::to_value(row)?;
+        value["variant"] = "service".into();
+        value["batch"] = 1.into();
+        value["ns_per_push"] = serde_json::Value::Null;
+        value["head_reads_per_push"] = serde_json::Value::Null;
+        array.push(value);
+    }
+    let text = serde_json::to_string_pretty(&all)?;
     std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }
 

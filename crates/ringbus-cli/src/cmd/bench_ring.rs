@@ -5,7 +5,7 @@
 use super::bench::{run_parent, OutputArgs};
 use super::output::Failure;
 use anyhow::{Context, Result};
-use ringbus_bench::cmdring::{self, plot, report, RingConfig, Variant, COMMAND_BYTES, POP_BATCH};
+use ringbus_bench::cmdring::{self, plot, report, service, RingConfig, Variant, COMMAND_BYTES, POP_BATCH};
 use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
@@ -46,6 +46,12 @@ most one. Ratios per batch: cached / uncached and cached-inprocess / rtrb ns/pus
 issue's targets, reported as measured: cached <= 0.6x uncached at batch 1 with the consumer
 on the other CPU; cached head reads < 5% of pushes; ringbus in-process ns/push <= rtrb's.
 
+Then, unless --calls 0: request/response round trips through ringbus::service: a server
+process pinned to CPU C answers u64 -> u64 and sleeps on its request queue between calls;
+a client in this process, pinned to CPU P, times each Client::call from before the request
+is pushed to the answer popped (two cross-process wake-ups per call), after a tenth as many
+unmeasured calls; p50, p99 and max. In --json this is one more row, variant service.
+
 Files: a fresh directory ringbus-bench-* under $RINGBUS_ROOT if set, else under /dev/shm,
 removed at the end (also on error or Ctrl-C; one left by a killed run is removed by the next).";
 
@@ -58,6 +64,9 @@ Examples:
 const COMMANDS: u64 = 2_000_000;
 const QUICK_COMMANDS: u64 = 200_000;
 const REPEAT: u32 = 5;
+/// Service round trips timed after the ring runs.
+const CALLS: u64 = 20_000;
+const QUICK_CALLS: u64 = 2_000;
 /// Unmeasured commands first: this share of --commands, at most `MAX_WARMUP`.
 const WARMUP_DIVISOR: u64 = 10;
 const MAX_WARMUP: u64 = 100_000;
@@ -136,6 +145,10 @@ pub struct RingArgs {
     #[arg(long, value_name = "P,C", default_value = "0,1", value_parser = parse_cpus)]
     cpus: (u32, u32),
 
+    /// Service round trips to time after the ring runs (0: none) [default: 20000, --quick: 2000]. Example: --calls 100000
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    calls: Option<u64>,
+
     #[command(flatten)]
     output: OutputArgs,
 
@@ -183,8 +196,14 @@ impl RingArgs {
         ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
         let mut bar = super::bench::RunsBar::new(cmdring::plan(&config).len());
         let rows = cmdring::run(&config, &mut bar);
+        let calls = self.calls.unwrap_or(if self.quick { QUICK_CALLS } else { CALLS });
+        let service = match (&rows, calls) {
+            (Ok(_), 1..) => Some(service::run(&config, calls, &mut |text| bar.bar.suspend(|| eprintln!("{text}")))),
+            _ => None,
+        };
         bar.bar.finish_and_clear();
         let rows = rows?;
+        let service = service.transpose()?;
         println!("## ringbus bench ring\n");
         println!("- machine: {}", ringbus_bench::report::Machine::this());
         println!("- command: `{}`", ringbus_bench::report::command_line());
@@ -207,8 +226,20 @@ impl RingArgs {
         for target in report::targets(&rows) {
             println!("\n{target}");
         }
+        if let Some(row) = &service {
+            println!(
+                "\n### Request/response round trip (`ringbus::service`, u64 → u64)\n\n\
+                 - client in this process on CPU {}, server process on CPU {}, the server asleep between calls \
+                 (two cross-process wake-ups per call); after {} unmeasured calls\n",
+                config.cpus.0,
+                config.cpus.1,
+                row.calls / 10
+            );
+            println!("| what | calls | p50 | p99 | max |\n|---|--:|--:|--:|--:|");
+            print!("{}", service::markdown(row));
+        }
         if let Some(path) = &self.output.json {
-            report::write_json(&rows, path)?;
+            report::write_json(&rows, service.as_ref(), path)?;
             eprintln!("wrote {}", path.display());
         }
         if let Some(path) = &self.output.plot {

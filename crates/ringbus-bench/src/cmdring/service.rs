@@ -1,0 +1,97 @@
+//! Request/response round trips through `ringbus::service`: a server process pinned to
+//! the consumer's CPU answers `u64 → u64`, a client in the bench process pinned to the
+//! producer's CPU times each `call` from before the push to the answer popped. The server
+//! sleeps on its request doorbell between calls, so a round trip includes two wake-ups
+//! across processes — what a real request costs, not a spinning best case.
+
+use super::{RingConfig, READY_LATCH};
+use crate::rundir::RunDir;
+use crate::wake::waiter::pin_this_thread;
+use crate::worker::WorkerJob;
+use crate::workers::{Launch, Workers};
+use anyhow::{ensure, Context, Result};
+use ringbus::diagnostics::monotonic_ns;
+use ringbus::service::{Client, Server};
+use ringbus::{Latch, Node, Root};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const SERVICE: &str = "bench/echo";
+const CALL_LIMIT: Duration = Duration::from_secs(10);
+
+/// Round trips measured (after warm-up).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ServiceRow {
+    pub calls: u64,
+    pub rtt_p50_us: f64,
+    pub rtt_p99_us: f64,
+    pub rtt_max_us: f64,
+}
+
+/// What the server process needs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ServerSpec {
+    pub root: PathBuf,
+    pub cpu: u32,
+    pub parent_pid: u32,
+}
+
+/// The server process: answers until the bench kills it.
+pub(crate) fn serve(spec: &ServerSpec) -> Result<()> {
+    crate::worker::die_with_parent(spec.parent_pid)?;
+    pin_this_thread(spec.cpu)?;
+    let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
+    let node = Node::with_root("ring-server", &spec.root).context("cannot create the server's node")?;
+    let mut server = Server::<u64, u64>::new(&node, SERVICE, 64).context("cannot serve the bench's service")?;
+    Latch::open(&root, READY_LATCH)?.set();
+    loop {
+        server.serve_once(Some(Duration::from_secs(1)), |x| x.wrapping_mul(3))?;
+    }
+}
+
+/// Measures `calls` round trips (after a tenth as many unmeasured) in a run directory of
+/// its own under `config.dir`, on `config.cpus`.
+pub fn run(config: &RingConfig, calls: u64, note: &mut dyn FnMut(&str)) -> Result<ServiceRow> {
+    ensure!(calls > 0, "no calls to measure");
+    let run_dir = RunDir::create(&config.dir, note)?;
+    let row = measure(run_dir.path(), config, calls / 10, calls)?;
+    run_dir.close()?;
+    Ok(row)
+}
+
+fn measure(dir: &Path, config: &RingConfig, warmup: u64, calls: u64) -> Result<ServiceRow> {
+    let (launcher, cpus) = (&config.worker, config.cpus);
+    let root = Root::open(dir).context("cannot open the run's ringbus root")?;
+    let ready = Latch::open(&root, READY_LATCH)?;
+    let spec = ServerSpec { root: dir.to_path_buf(), cpu: cpus.1, parent_pid: std::process::id() };
+    let launch = Launch { arg: serde_json::to_string(&WorkerJob::RingServer(spec))?, inherit: vec![] };
+    let mut workers = Workers::spawn(launcher, "server", vec![launch])?;
+    workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, Duration::from_secs(60), "try again")?;
+    pin_this_thread(cpus.0)?;
+    let node = Node::with_root("ring-client", dir).context("cannot create the client's node")?;
+    let mut client = Client::<u64, u64>::new(&node, SERVICE, 64).context("cannot open the bench's client")?;
+    let mut rtt_ns = Vec::with_capacity(calls as usize);
+    for i in 0..warmup + calls {
+        crate::interrupt::check()?;
+        let t0 = monotonic_ns();
+        let answer = client.call(i, CALL_LIMIT).with_context(|| format!("call {i}"))?;
+        let t1 = monotonic_ns();
+        ensure!(answer == i.wrapping_mul(3), "call {i} answered {answer}");
+        if i >= warmup {
+            rtt_ns.push(t1 - t0);
+        }
+    }
+    drop((client, workers, ready));
+    rtt_ns.sort_unstable();
+    let at = |q: f64| rtt_ns[((rtt_ns.len() - 1) as f64 * q).round() as usize] as f64 / 1e3;
+    Ok(ServiceRow { calls, rtt_p50_us: at(0.5), rtt_p99_us: at(0.99), rtt_max_us: at(1.0) })
+}
+
+/// The markdown lines for the service row.
+pub fn markdown(row: &ServiceRow) -> String {
+    format!(
+        "| service round trip | {} calls | p50 {:.1} µs | p99 {:.1} µs | max {:.1} µs |\n",
+        row.calls, row.rtt_p50_us, row.rtt_p99_us, row.rtt_max_us
+    )
+}
