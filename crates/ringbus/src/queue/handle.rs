@@ -1,18 +1,14 @@
-//! [`Producer`] and [`Consumer`] of a named command queue, and the builder that opens them.
+//! [`Producer`] and [`Consumer`] of a named command queue, and their errors.
 
-use crate::error::{io_err, Corruption, OpenError};
-use crate::registry::Node;
-use crate::ring::commands::{BadPosition, ConsumerSide, Mode, ProducerSide};
-use crate::shm::header::SegmentKind;
+use super::open::QueueHandle;
+use crate::error::Corruption;
+use crate::ring::commands::{BadPosition, ConsumerSide, ProducerSide};
 use crate::shm::pod::Pod;
-use crate::shm::queue::{self, QueueConfig, QueueView, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
-use crate::shm::topic::PayloadType;
-use crate::shm::{segment, Region};
+use crate::shm::queue::CONSUMER_LOCK_BYTE;
+use crate::shm::segment;
 use crate::sys;
-use std::fs::File;
 use std::marker::PhantomData;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Queue operations that can fail.
@@ -41,179 +37,13 @@ impl From<BadPosition> for QueueError {
     }
 }
 
-/// Opens a queue: `node.queue::<T>(name)`, configure, then `.producer()` or `.consumer()`.
-#[derive(Debug)]
-pub struct QueueBuilder<T> {
-    node: Node,
-    name: String,
-    capacity: Option<u32>,
-    mode: Option<Mode>,
-    /// Open only a queue that exists (`open` returns `None` otherwise).
-    must_exist: bool,
-    _command: PhantomData<T>,
-}
-
-/// Capacity of a queue created without `.capacity(n)`.
-pub const DEFAULT_QUEUE_CAPACITY: u32 = 1024;
-
-#[derive(Debug)]
-struct QueueHandle {
-    name: String,
-    path: PathBuf,
-    file: File,
-    view: QueueView,
-    config: QueueConfig,
-}
-
-impl QueueHandle {
-    fn new(name: String, path: PathBuf, file: File, region: Region, config: QueueConfig) -> QueueHandle {
-        QueueHandle { name, path, file, view: QueueView::new(region, &config), config }
-    }
-}
-
-impl<T: Pod> QueueBuilder<T> {
-    pub(crate) fn new(node: Node, name: &str) -> QueueBuilder<T> {
-        QueueBuilder { node, name: name.into(), capacity: None, mode: None, must_exist: false, _command: PhantomData }
-    }
-
-    /// Commands the ring holds (a power of two, 2 to 2^24) [default 1024].
-    pub fn capacity(mut self, capacity: u32) -> Self {
-        self.capacity = Some(capacity);
-        self
-    }
-
-    /// One producer at a time (the default): pushes need no atomic read-modify-write.
-    pub fn spsc(mut self) -> Self {
-        self.mode = Some(Mode::Spsc);
-        self
-    }
-
-    /// Any number of producers (they claim slots with a compare-and-swap).
-    pub fn mpsc(mut self) -> Self {
-        self.mode = Some(Mode::Mpsc);
-        self
-    }
-
-    /// Opens the queue as its producer (SPSC: the only one).
-    pub fn producer(self) -> Result<Producer<T>, OpenError> {
-        let handle = self.open()?.expect("created if missing");
-        Self::into_producer(handle)
-    }
-
-    /// Opens the queue as its producer only if it exists (a service answering a client
-    /// must not recreate the response queue of a client that is gone).
-    pub(crate) fn existing_producer(mut self) -> Result<Option<Producer<T>>, OpenError> {
-        self.must_exist = true;
-        self.open()?.map(Self::into_producer).transpose()
-    }
-
-    fn into_producer(handle: QueueHandle) -> Result<Producer<T>, OpenError> {
-        if handle.config.mode() == Mode::Spsc {
-            handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
-            handle.view.space_bell().reset_sleepers();
-        }
-        let positions = handle.view.positions();
-        let side = ProducerSide::new(handle.config.mode(), positions);
-        let capacity = handle.config.capacity as u64;
-        let head = positions.head.load(crate::sync::Ordering::Acquire);
-        if side.tail < head || side.tail > head + capacity {
-            let corruption = Corruption { what: "queue positions", found: side.tail, limit: head };
-            return Err(OpenError::Corrupted { path: handle.path, corruption });
-        }
-        Ok(Producer { handle, side, _command: PhantomData })
-    }
-
-    /// Opens the queue as its consumer (there is one at a time).
-    pub fn consumer(self) -> Result<Consumer<T>, OpenError> {
-        let handle = self.open()?.expect("created if missing");
-        handle.claim(CONSUMER_LOCK_BYTE, "consumer")?;
-        // Only the consumer sleeps on the data doorbell: whatever count is there was left
-        // by a consumer that died asleep.
-        handle.view.data_bell().reset_sleepers();
-        let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
-        Ok(Consumer { handle, side, _command: PhantomData })
-    }
-
-    fn open(&self) -> Result<Option<QueueHandle>, OpenError> {
-        let (canonical, file_name) = crate::shm::root::file_name(&self.name)?;
-        let command = PayloadType::of::<T>();
-        let root = self.node.root();
-        let path = root.object_path("queue", &file_name);
-        loop {
-            if let Some(opened) = segment::open(&path, SegmentKind::Queue, true)? {
-                let (config, name, existing) =
-                    queue::read(&opened.region).map_err(|e| segment::header_error(&path, e))?;
-                self.check_against(&canonical, &config, &existing, &command)?;
-                return Ok(Some(QueueHandle::new(name, path, opened.file, opened.region, config)));
-            }
-            if self.must_exist {
-                return Ok(None);
-            }
-            let capacity = self.capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY);
-            let config =
-                QueueConfig::new(capacity, self.mode.unwrap_or(Mode::Spsc), &command).map_err(|(field, value)| {
-                    OpenError::InvalidConfig {
-                        field,
-                        value,
-                        reason: "capacity: a power of two from 2 to 2^24; commands: 1 B to 64 KiB",
-                    }
-                })?;
-            let init = |r: &Region| queue::init(r, &config, &canonical, &command);
-            if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
-                return Ok(Some(QueueHandle::new(canonical, path, created.file, created.region, config)));
-            }
-        }
-    }
-
-    fn check_against(
-        &self,
-        name: &str,
-        config: &QueueConfig,
-        existing: &PayloadType,
-        command: &PayloadType,
-    ) -> Result<(), OpenError> {
-        if existing != command {
-            return Err(OpenError::TypeMismatch {
-                topic: name.into(),
-                existing: existing.name.clone(),
-                requested: command.name.clone(),
-            });
-        }
-        let mismatch = |field, existing: u64, requested: u64| OpenError::ConfigMismatch {
-            topic: name.into(),
-            field,
-            existing,
-            requested,
-        };
-        if let Some(c) = self.capacity.filter(|&c| c != config.capacity) {
-            return Err(mismatch("capacity", config.capacity as u64, c as u64));
-        }
-        match self.mode {
-            Some(m) if m != config.mode() => {
-                Err(mismatch("producers (1 = spsc, 2 = mpsc)", config.mode as u64, m as u64 + 1))
-            }
-            _ => Ok(()),
-        }
-    }
-}
-
-impl QueueHandle {
-    /// Takes the liveness lock of a one-at-a-time role.
-    fn claim(&self, byte: u64, role: &'static str) -> Result<(), OpenError> {
-        if sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
-            return Ok(());
-        }
-        Err(OpenError::TooMany { topic: self.name.clone(), role, limit: 1 })
-    }
-}
-
 /// Pushes commands into a queue. The consumer's position is cached here and loaded from
 /// shared memory only when the cached one leaves too little room for a push.
 #[derive(Debug)]
 pub struct Producer<T> {
-    handle: QueueHandle,
-    side: ProducerSide,
-    _command: PhantomData<T>,
+    pub(super) handle: QueueHandle,
+    pub(super) side: ProducerSide,
+    pub(super) _command: PhantomData<T>,
 }
 
 impl<T: Pod> Producer<T> {
@@ -287,9 +117,9 @@ impl<T: Pod> Producer<T> {
 /// Pops commands from a queue (its only consumer).
 #[derive(Debug)]
 pub struct Consumer<T> {
-    handle: QueueHandle,
-    side: ConsumerSide,
-    _command: PhantomData<T>,
+    pub(super) handle: QueueHandle,
+    pub(super) side: ConsumerSide,
+    pub(super) _command: PhantomData<T>,
 }
 
 impl<T: Pod> Consumer<T> {

@@ -3,6 +3,10 @@
 
 #[cfg(not(loom))]
 mod handle;
+#[cfg(not(loom))]
+mod open;
 
 #[cfg(not(loom))]
-pub use handle::{Consumer, Producer, PushError, QueueBuilder, QueueError, DEFAULT_QUEUE_CAPACITY};
+pub use handle::{Consumer, Producer, PushError, QueueError};
+#[cfg(not(loom))]
+pub use open::{QueueBuilder, DEFAULT_QUEUE_CAPACITY};

@@ -1,0 +1,203 @@
+//! Tests of the command ring: plain atomics as slots (`model`), unit tests, and loom
+//! models.
+
+pub(crate) mod model {
+    //! Slots made of plain atomics (`T = u64`), for unit tests and loom.
+    use super::super::*;
+
+    pub(crate) struct AtomicSlots {
+        pub marks: Vec<AtomicU64>,
+        pub values: Vec<AtomicU64>,
+    }
+
+    impl AtomicSlots {
+        pub(crate) fn new(capacity: usize) -> AtomicSlots {
+            AtomicSlots {
+                marks: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+                values: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+            }
+        }
+    }
+
+    impl Slots<u64> for AtomicSlots {
+        fn capacity(&self) -> u64 {
+            self.values.len() as u64
+        }
+        fn mark(&self, index: usize) -> &AtomicU64 {
+            &self.marks[index]
+        }
+        fn write(&self, index: usize, value: &u64) {
+            self.values[index].store(*value, Ordering::Relaxed);
+        }
+        fn read(&self, index: usize) -> u64 {
+            self.values[index].load(Ordering::Relaxed)
+        }
+    }
+}
+
+#[cfg(not(loom))]
+mod unit {
+    use super::super::*;
+    use super::model::AtomicSlots;
+
+    fn positions<'a>(tail: &'a AtomicU64, head: &'a AtomicU64) -> Positions<'a> {
+        Positions { tail, head }
+    }
+
+    #[test]
+    fn batches_fill_then_drain_and_the_head_is_read_only_when_the_cache_says_full() {
+        for mode in [Mode::Spsc, Mode::Mpsc] {
+            let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
+            let p = positions(&tail, &head);
+            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            assert_eq!(producer.push(p, &slots, &[1, 2, 3, 4, 5]).unwrap(), 5);
+            assert_eq!(producer.push(p, &slots, &[6, 7, 8, 9]).unwrap(), 3, "only 3 fit");
+            assert_eq!(producer.head_reads, 1, "{mode:?}: once, when the cache said full");
+            let mut out = [0; 6];
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 6);
+            assert_eq!(out, [1, 2, 3, 4, 5, 6]);
+            assert_eq!(producer.push(p, &slots, &[9]).unwrap(), 1);
+            assert_eq!(producer.head_reads, 2);
+            for _ in 0..3 {
+                producer.push(p, &slots, &[10]).unwrap();
+            }
+            assert_eq!(producer.head_reads, 2, "the cache covered them");
+            let mut rest = [0; 8];
+            assert_eq!(consumer.pop(p, &slots, &mut rest).unwrap(), 6);
+            assert_eq!(rest[..6], [7, 8, 9, 10, 10, 10]);
+            assert!(!consumer.has_data(p, &slots));
+        }
+    }
+
+    #[test]
+    fn a_batch_that_wraps_is_split_and_comes_back_in_order() {
+        for mode in [Mode::Spsc, Mode::Mpsc] {
+            let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
+            let p = positions(&tail, &head);
+            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            let mut out = [0; 4];
+            assert_eq!(producer.push(p, &slots, &[1, 2, 3]).unwrap(), 3);
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 3);
+            assert_eq!(producer.push(p, &slots, &[4, 5, 6, 7]).unwrap(), 4, "slots 3, 0, 1, 2");
+            assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 4);
+            assert_eq!(out, [4, 5, 6, 7], "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn without_the_cache_every_push_reads_the_head() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
+        let p = positions(&tail, &head);
+        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        producer.cache = false;
+        for i in 0..5 {
+            producer.push(p, &slots, &[i]).unwrap();
+        }
+        assert_eq!(producer.head_reads, 5);
+    }
+
+    #[test]
+    fn impossible_positions_are_refused_and_nothing_is_overwritten() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
+        let p = positions(&tail, &head);
+        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        producer.push(p, &slots, &[1, 2, 3, 4]).unwrap();
+        head.store(9, Ordering::Relaxed); // beyond the tail: would free slots never read
+        let err = producer.push(p, &slots, &[5]).unwrap_err();
+        assert_eq!((err.what, err.found, err.low, err.high), ("consumer position", 9, 0, 4));
+        assert_eq!((0..4).map(|i| slots.read(i)).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        let mut consumer = ConsumerSide::new(Mode::Spsc, positions(&tail, &AtomicU64::new(0)));
+        tail.store(100, Ordering::Relaxed); // more than a ring ahead
+        let mut out = [0; 1];
+        assert_eq!(
+            consumer.pop(positions(&tail, &AtomicU64::new(0)), &slots, &mut out).unwrap_err().what,
+            "producer position"
+        );
+    }
+}
+
+#[cfg(loom)]
+mod loom_models {
+    use super::super::*;
+    use super::model::AtomicSlots;
+    use loom::sync::Arc;
+
+    struct Ring {
+        tail: AtomicU64,
+        head: AtomicU64,
+        slots: AtomicSlots,
+    }
+
+    fn ring(capacity: usize) -> Arc<Ring> {
+        Arc::new(Ring { tail: AtomicU64::new(0), head: AtomicU64::new(0), slots: AtomicSlots::new(capacity) })
+    }
+
+    fn positions(r: &Ring) -> Positions<'_> {
+        Positions { tail: &r.tail, head: &r.head }
+    }
+
+    fn push_all(r: &Ring, producer: &mut ProducerSide, items: &[u64]) {
+        let mut done = 0;
+        while done < items.len() {
+            done += producer.push(positions(r), &r.slots, &items[done..]).unwrap();
+            loom::thread::yield_now();
+        }
+    }
+
+    fn pop_n(r: &Ring, consumer: &mut ConsumerSide, n: usize) -> Vec<u64> {
+        let mut got = Vec::new();
+        while got.len() < n {
+            let mut out = [0; 2];
+            let k = consumer.pop(positions(r), &r.slots, &mut out).unwrap();
+            got.extend_from_slice(&out[..k]);
+            loom::thread::yield_now();
+        }
+        got
+    }
+
+    /// SPSC with both caches on, through a wrap of a 2-slot ring: every command arrives
+    /// once, in order, intact; no slot is overwritten before it is read.
+    #[test]
+    fn spsc_with_cached_positions_delivers_in_order() {
+        loom::model(|| {
+            let r = ring(2);
+            let r2 = r.clone();
+            let producer = loom::thread::spawn(move || {
+                let mut side = ProducerSide::new(Mode::Spsc, positions(&r2));
+                push_all(&r2, &mut side, &[10, 11, 12]);
+            });
+            let mut side = ConsumerSide::new(Mode::Spsc, positions(&r));
+            assert_eq!(pop_n(&r, &mut side, 3), [10, 11, 12]);
+            producer.join().unwrap();
+        });
+    }
+
+    /// MPSC: two producers claim slots of a 2-slot ring (one wraps); the consumer gets
+    /// each command once, and each producer's in its order.
+    #[test]
+    fn mpsc_claims_never_collide() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let r = ring(2);
+            let producers: Vec<_> = [[1u64, 2], [7, 8]]
+                .into_iter()
+                .map(|items| {
+                    let r = r.clone();
+                    loom::thread::spawn(move || {
+                        let mut side = ProducerSide::new(Mode::Mpsc, positions(&r));
+                        push_all(&r, &mut side, &items);
+                    })
+                })
+                .collect();
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let got = pop_n(&r, &mut side, 4);
+            for p in producers {
+                p.join().unwrap();
+            }
+            let mine: Vec<u64> = got.iter().copied().filter(|v| *v < 5).collect();
+            let theirs: Vec<u64> = got.iter().copied().filter(|v| *v > 5).collect();
+            assert_eq!((mine, theirs), (vec![1, 2], vec![7, 8]));
+        });
+    }
+}
