@@ -22,7 +22,7 @@ mod top;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// List topics, nodes, latches, semaphores, and files that do not belong.
+    /// List topics, nodes, latches, semaphores, command queues, and files that do not belong.
     List(list::ListArgs),
     /// Show one topic: settings, publishers, subscribers (lag, lost, held), wake statistics.
     Info(info::InfoArgs),
