@@ -108,22 +108,36 @@ impl ProducerSide {
     }
 
     /// Room for `want` commands after `tail`, loading the shared head only if the cached
-    /// one leaves too little (or the cache is off).
-    fn room(&mut self, positions: Positions<'_>, capacity: u64, tail: u64, want: u64) -> Result<u64, BadPosition> {
+    /// one leaves too little (or the cache is off). `None` (MPSC only): the head is past
+    /// `tail` — other producers claimed and the consumer read beyond it since we loaded
+    /// it — so the caller loads the tail again.
+    fn room(
+        &mut self,
+        positions: Positions<'_>,
+        capacity: u64,
+        tail: u64,
+        want: u64,
+    ) -> Result<Option<u64>, BadPosition> {
         check("producer position", tail, self.cached_head, u64::MAX)?;
         // Zero if the cached head is too stale for this tail (MPSC: other producers
         // claimed with a fresher head).
         let cached_free = (self.cached_head + capacity).saturating_sub(tail);
         if self.cache && cached_free >= want {
-            return Ok(cached_free);
+            return Ok(Some(cached_free));
         }
         // Acquire: pairs with the consumer's Release store, so the slots it freed are
         // read before we overwrite them.
         let head = positions.head.load(Ordering::Acquire);
         self.head_reads += 1;
+        if self.mode == Mode::Mpsc && head > tail {
+            // The tail only grows: the consumer cannot be past the tail as it is now.
+            self.cached_head =
+                check("consumer position", head, self.cached_head, positions.tail.load(Ordering::Relaxed))?;
+            return Ok(None);
+        }
         self.cached_head = check("consumer position", head, self.cached_head, tail)?;
         check("producer position", tail, head, head + capacity)?;
-        Ok(head + capacity - tail)
+        Ok(Some(head + capacity - tail))
     }
 
     /// Pushes as many of `items` as fit; returns how many.
@@ -137,12 +151,15 @@ impl ProducerSide {
         let want = items.len() as u64;
         let (tail, n) = match self.mode {
             Mode::Spsc => {
-                let n = self.room(positions, capacity, self.tail, want)?.min(want);
+                let n = self.room(positions, capacity, self.tail, want)?.expect("SPSC: the tail is ours").min(want);
                 (self.tail, n)
             }
             Mode::Mpsc => loop {
                 let tail = positions.tail.load(Ordering::Relaxed);
-                let n = self.room(positions, capacity, tail, want)?.min(want);
+                let Some(room) = self.room(positions, capacity, tail, want)? else {
+                    continue;
+                };
+                let n = room.min(want);
                 if n == 0 {
                     break (tail, 0);
                 }

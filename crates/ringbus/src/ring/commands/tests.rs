@@ -84,6 +84,23 @@ mod unit {
         }
     }
 
+    /// MPSC: between a producer's load of the tail and its load of the head, other
+    /// producers may claim and the consumer read past the tail it loaded. That head is
+    /// true, not corrupt: the producer loads the tail again (found in CI: 3 producer
+    /// processes, a head 64 past a stale tail reported as corrupt).
+    #[test]
+    fn an_mpsc_head_past_a_stale_tail_means_load_the_tail_again() {
+        let (tail, head, slots) = (AtomicU64::new(4), AtomicU64::new(4), AtomicSlots::new(4));
+        let p = positions(&tail, &head);
+        let mut producer = ProducerSide { mode: Mode::Mpsc, tail: 0, cached_head: 0, cache: true, head_reads: 0 };
+        assert_eq!(producer.room(p, 4, 2, 3), Ok(None), "tail 2 is stale: the head is at 4");
+        assert_eq!(producer.cached_head, 4);
+        assert_eq!(producer.push(p, &slots, &[1, 2, 3]).unwrap(), 3, "with the tail loaded again");
+        head.store(9, Ordering::Relaxed); // past the real tail (7): corrupt
+        producer.cache = false;
+        assert_eq!(producer.push(p, &slots, &[4]).unwrap_err().what, "consumer position");
+    }
+
     #[test]
     fn without_the_cache_every_push_reads_the_head() {
         let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
