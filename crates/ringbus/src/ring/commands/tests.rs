@@ -193,9 +193,21 @@ mod loom_models {
     /// each command once, and each producer's in its order.
     #[test]
     fn mpsc_claims_never_collide() {
+        mpsc_model(true);
+    }
+
+    /// The same with the producers' cache off: every push loads the head, so a producer
+    /// can find the head past the tail it loaded (others claimed, the consumer read on) —
+    /// which must not be taken for corruption.
+    #[test]
+    fn mpsc_without_the_cache_never_mistakes_a_moving_tail_for_corruption() {
+        mpsc_model(false);
+    }
+
+    fn mpsc_model(cache: bool) {
         let mut builder = loom::model::Builder::new();
         builder.preemption_bound = Some(3);
-        builder.check(|| {
+        builder.check(move || {
             let r = ring(2);
             let producers: Vec<_> = [[1u64, 2], [7, 8]]
                 .into_iter()
@@ -203,6 +215,7 @@ mod loom_models {
                     let r = r.clone();
                     loom::thread::spawn(move || {
                         let mut side = ProducerSide::new(Mode::Mpsc, positions(&r));
+                        side.cache = cache;
                         push_all(&r, &mut side, &items);
                     })
                 })
