@@ -13,6 +13,12 @@ use std::process::ExitCode;
     version,
     about = "ringbus — zero-copy publish/subscribe over Linux shared memory",
     after_help = "Examples:\n  \
+        ringbus pub demo/tick hi --rate 100 &        # a publisher at 100 Hz (Ctrl-C or kill %1 to stop)\n  \
+        ringbus hz demo/tick                         # its measured rate and jitter\n  \
+        ringbus list                                 # topics, nodes, latches, semaphores, queues\n  \
+        ringbus info demo/tick                       # who publishes, who lags, who loses messages\n  \
+        ringbus top                                  # live rates, lag and wake system calls; q quits\n  \
+        ringbus clean --dry-run                      # what dead processes left behind\n  \
         ringbus bench fanout --quick                 # every transport, 1..128 subscribers, in under a minute\n  \
         ringbus bench fanout --subs 16 --size 64,1MiB --json out.json --plot out.svg\n  \
         ringbus bench fanout --help                  # every option of the fan-out benchmark\n  \
