@@ -63,6 +63,21 @@ pub(crate) fn die_with_parent(parent_pid: u32) -> Result<()> {
     Ok(())
 }
 
+/// Writes a worker's result as JSON, whole or not at all (a file renamed into place), for
+/// the bench to read with [`read_result`] once the worker has exited.
+pub(crate) fn write_result<T: Serialize>(path: &std::path::Path, result: &T) -> Result<()> {
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, serde_json::to_vec(result)?)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("cannot rename {} into place", partial.display()))
+}
+
+/// Reads the result a worker (`who`) left with [`write_result`].
+pub(crate) fn read_result<T: serde::de::DeserializeOwned>(path: &std::path::Path, who: &str) -> Result<T> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("the {who} exited without writing its result"))?;
+    serde_json::from_str(&text).with_context(|| format!("the {who}'s result is not valid"))
+}
+
 /// Runs one worker process from the JSON `spec` the bench passed on its command line.
 pub fn run(spec: &str) -> Result<()> {
     let job: WorkerJob = serde_json::from_str(spec)

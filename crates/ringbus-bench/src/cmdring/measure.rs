@@ -126,8 +126,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         thread.join().map_err(|_| anyhow!("the producer thread panicked"))?
     })?;
     workers.wait_exit(EXIT_LIMIT, "it had been sent every command; the machine may be overloaded")?;
-    let text = std::fs::read_to_string(&result).context("the consumer exited without writing its result")?;
-    let consumed: Checker = serde_json::from_str(&text).context("the consumer's result is not valid")?;
+    let consumed: Checker = crate::worker::read_result(&result, "consumer")?;
     ready.unlink();
     start.unlink();
     Ok((pushed, consumed))

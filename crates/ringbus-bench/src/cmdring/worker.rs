@@ -3,14 +3,14 @@
 //! and checks every command (never sleeping) and leaves its tally in a result file. It
 //! dies with the bench (`PR_SET_PDEATHSIG`).
 
-use super::command::{Checker, Command};
+use super::command::Command;
 use super::drive::{consume, spin_until};
 use super::{READY_LATCH, START_LATCH};
 use crate::wake::waiter::pin_this_thread;
 use anyhow::{Context, Result};
 use ringbus::{Latch, Node, Root};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Everything the consumer process needs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -22,7 +22,7 @@ pub(crate) struct RingWorkerSpec {
     /// Commands to pop, warm-up included.
     pub total: u64,
     pub cpu: u32,
-    /// Where to write the [`Checker`].
+    /// Where to write the [`Checker`](super::command::Checker).
     pub result: PathBuf,
     pub parent_pid: u32,
 }
@@ -45,13 +45,5 @@ pub(crate) fn run(spec: &RingWorkerSpec) -> Result<()> {
     // Spinning, not sleeping: the consumer is on its CPU when the first command comes.
     spin_until("waiting for the start", || start.is_set(), &|| false)?;
     let checker = consume(&mut consumer, spec.total, &|| false)?;
-    write_result(&spec.result, &checker)
-}
-
-/// Writes the tally whole or not at all (a file renamed into place).
-fn write_result(path: &Path, checker: &Checker) -> Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, serde_json::to_vec(checker)?)
-        .with_context(|| format!("cannot write {}", partial.display()))?;
-    std::fs::rename(&partial, path).with_context(|| format!("cannot rename {} into place", partial.display()))
+    crate::worker::write_result(&spec.result, &checker)
 }

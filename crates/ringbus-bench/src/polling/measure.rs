@@ -62,8 +62,7 @@ pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<M
     start.set();
     wait_exit(&mut workers, config.duration_ns)?;
     let feeder = feeder.stop()?;
-    let text = std::fs::read_to_string(&result_path).context("the subscriber exited without writing its result")?;
-    let result: WorkerResult = serde_json::from_str(&text).context("the subscriber's result is not valid")?;
+    let result: WorkerResult = crate::worker::read_result(&result_path, "subscriber")?;
     check(run.style, &result)?;
     ready.unlink();
     start.unlink();

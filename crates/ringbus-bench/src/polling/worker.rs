@@ -13,7 +13,7 @@ use ringbus::executor::ExecutorStats;
 use ringbus::{Executor, Input, Latch, Node, Publisher, Root};
 use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -126,7 +126,7 @@ pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
         return Err(e.context("the node's timer failed"));
     }
     result.backend = backend;
-    write_result(&spec.result, &result)
+    crate::worker::write_result(&spec.result, &result)
 }
 
 /// Runs whatever queued up before the start (messages taken in the callback style, an
@@ -174,12 +174,4 @@ fn measure(
         elapsed_ns,
         backend: String::new(),
     })
-}
-
-/// Writes the result whole or not at all (a file renamed into place).
-fn write_result(path: &Path, result: &WorkerResult) -> Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, serde_json::to_vec(result)?)
-        .with_context(|| format!("cannot write {}", partial.display()))?;
-    std::fs::rename(&partial, path).with_context(|| format!("cannot rename {} into place", partial.display()))
 }
