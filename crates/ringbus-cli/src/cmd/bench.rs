@@ -62,6 +62,24 @@ pub struct OutputArgs {
     pub plot: Option<PathBuf>,
 }
 
+/// CPUs this process may run on (what `--cpus` may name).
+pub fn machine_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Parses `--cpus A,B` (`form` names the two, e.g. `"P,C"`): two CPU numbers below `cpus`.
+pub fn cpu_pair(s: &str, form: &str, cpus: usize) -> Result<(u32, u32), String> {
+    let parse = |t: &str| -> Result<u32, String> {
+        let cpu: u32 = t.trim().parse().map_err(|_| format!("--cpus {s:?}: expected two CPU numbers, e.g. 0,1"))?;
+        if cpu as usize >= cpus {
+            return Err(format!("--cpus {s:?}: CPU {cpu} does not exist; this machine has CPUs 0 to {}", cpus - 1));
+        }
+        Ok(cpu)
+    };
+    let (a, b) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected {form}, e.g. 0,1"))?;
+    Ok((parse(a)?, parse(b)?))
+}
+
 /// Where a bench's run directory goes: `$RINGBUS_ROOT` (created and checked like a
 /// ringbus root) if set, else `/dev/shm`.
 pub fn run_parent() -> anyhow::Result<PathBuf> {

@@ -94,19 +94,11 @@ fn parse_capacity(s: &str) -> Result<u32, String> {
 
 /// Parses `P,C`: the producer's CPU and the consumer's, two different CPUs of this machine.
 fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
-    parse_cpus_of(s, std::thread::available_parallelism().map_or(1, |n| n.get()))
+    parse_cpus_of(s, super::bench::machine_cpus())
 }
 
 fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
-    let parse = |t: &str| -> Result<u32, String> {
-        let cpu: u32 = t.trim().parse().map_err(|_| format!("--cpus {s:?}: expected two CPU numbers, e.g. 0,1"))?;
-        if cpu as usize >= cpus {
-            return Err(format!("--cpus {s:?}: CPU {cpu} does not exist; this machine has CPUs 0 to {}", cpus - 1));
-        }
-        Ok(cpu)
-    };
-    let (p, c) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected P,C, e.g. 0,1"))?;
-    let (p, c) = (parse(p)?, parse(c)?);
+    let (p, c) = super::bench::cpu_pair(s, "P,C", cpus)?;
     if p == c {
         return Err(format!("--cpus {s:?}: the producer and the consumer both spin; give them two different CPUs"));
     }

@@ -93,16 +93,7 @@ pub struct WakeArgs {
 
 /// Parses `W,S`: two CPU numbers.
 fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let parse = |t: &str| -> Result<u32, String> {
-        let cpu: u32 = t.trim().parse().map_err(|_| format!("--cpus {s:?}: expected two CPU numbers, e.g. 0,1"))?;
-        if cpu as usize >= cpus {
-            return Err(format!("--cpus {s:?}: CPU {cpu} does not exist; this machine has CPUs 0 to {}", cpus - 1));
-        }
-        Ok(cpu)
-    };
-    let (w, sl) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected W,S, e.g. 0,1"))?;
-    Ok((parse(w)?, parse(sl)?))
+    super::bench::cpu_pair(s, "W,S", super::bench::machine_cpus())
 }
 
 impl WakeArgs {
