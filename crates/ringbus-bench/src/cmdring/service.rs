@@ -6,10 +6,12 @@
 
 use super::{RingConfig, READY_LATCH};
 use crate::rundir::RunDir;
+use crate::stats;
 use crate::wake::waiter::pin_this_thread;
 use crate::worker::WorkerJob;
 use crate::workers::{Launch, Workers};
 use anyhow::{ensure, Context, Result};
+use hdrhistogram::Histogram;
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::service::{Client, Server};
 use ringbus::{Latch, Node, Root};
@@ -69,19 +71,19 @@ fn measure(dir: &Path, config: &RingConfig, warmup: u64, calls: u64) -> Result<S
     let mut workers = Workers::spawn(launcher, "server", vec![launch])?;
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, Duration::from_secs(60), "try again")?;
     // A thread of its own, pinned, so the bench's main thread keeps its CPUs.
-    let rtt_ns = std::thread::scope(|s| s.spawn(|| time_calls(dir, cpus.0, warmup, calls)).join())
+    let rtt = std::thread::scope(|s| s.spawn(|| time_calls(dir, cpus.0, warmup, calls)).join())
         .map_err(|_| anyhow::anyhow!("the client thread panicked"))??;
     drop((workers, ready));
-    let at = |q: f64| rtt_ns[((rtt_ns.len() - 1) as f64 * q).round() as usize] as f64 / 1e3;
-    Ok(ServiceRow { calls, rtt_p50_us: at(0.5), rtt_p99_us: at(0.99), rtt_max_us: at(1.0) })
+    let (p50, p99, max) = (stats::us(&rtt, 0.5), stats::us(&rtt, 0.99), stats::us(&rtt, 1.0));
+    Ok(ServiceRow { calls, rtt_p50_us: p50, rtt_p99_us: p99, rtt_max_us: max })
 }
 
-/// The client: `warmup + calls` calls on CPU `cpu`; the measured round trips, sorted.
-fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Vec<u64>> {
+/// The client: `warmup + calls` calls on CPU `cpu`; the measured round trips.
+fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Histogram<u64>> {
     pin_this_thread(cpu)?;
     let node = Node::with_root("ring-client", dir).context("cannot create the client's node")?;
     let mut client = Client::<u64, u64>::new(&node, SERVICE, 64).context("cannot open the bench's client")?;
-    let mut rtt_ns = Vec::with_capacity(calls as usize);
+    let mut rtt_ns = stats::histogram();
     for i in 0..warmup + calls {
         crate::interrupt::check()?;
         let t0 = monotonic_ns();
@@ -89,10 +91,9 @@ fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Vec<u64>>
         let t1 = monotonic_ns();
         ensure!(answer == i.wrapping_mul(3), "call {i} answered {answer}");
         if i >= warmup {
-            rtt_ns.push(t1 - t0);
+            rtt_ns.saturating_record(t1 - t0);
         }
     }
-    rtt_ns.sort_unstable();
     Ok(rtt_ns)
 }
 
