@@ -28,8 +28,8 @@ impl ObjectHandle {
     fn open(root: &Root, kind: SegmentKind, name: &str, initial: u32) -> Result<ObjectHandle, OpenError> {
         let (canonical, file_name) = crate::shm::root::file_name(name)?;
         let prefix = match kind {
-            SegmentKind::Latch => "latch",
-            _ => "sem",
+            SegmentKind::Latch => crate::shm::root::LATCH_PREFIX,
+            _ => crate::shm::root::SEMAPHORE_PREFIX,
         };
         let path = root.object_path(prefix, &file_name);
         loop {

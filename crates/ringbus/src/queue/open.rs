@@ -113,7 +113,7 @@ impl<T: Pod> QueueBuilder<T> {
         let (canonical, file_name) = crate::shm::root::file_name(&self.name)?;
         let command = PayloadType::of::<T>();
         let root = self.node.root();
-        let path = root.object_path("queue", &file_name);
+        let path = root.object_path(crate::shm::root::QUEUE_PREFIX, &file_name);
         loop {
             if let Some(opened) = segment::open(&path, SegmentKind::Queue, true)? {
                 let (config, name, existing) =

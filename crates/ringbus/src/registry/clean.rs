@@ -4,6 +4,7 @@
 
 use crate::error::OpenError;
 use crate::pubsub::topic::TopicHandle;
+use crate::shm::root::FileName;
 use crate::shm::{segment, Root};
 use crate::sys;
 use std::os::fd::AsFd;
@@ -57,12 +58,10 @@ fn sweep_nodes_and_temps_with(root: &Root, options: CleanOptions) -> Vec<(PathBu
     let mut removed = Vec::new();
     for name in root.entries() {
         let path = root.path().join(&name);
-        let reason = if name.starts_with("node.") && is_dead_node(&path) {
-            "node whose process is gone"
-        } else if name.starts_with(".tmp.") && is_abandoned_temp(&path) {
-            "segment whose creator died while building it"
-        } else {
-            continue;
+        let reason = match FileName::of(&name) {
+            FileName::Node if is_dead_node(&path) => "node whose process is gone",
+            FileName::Temp if is_abandoned_temp(&path) => "segment whose creator died while building it",
+            _ => continue,
         };
         options.remove(&path);
         removed.push((path, reason.to_string()));
@@ -72,7 +71,9 @@ fn sweep_nodes_and_temps_with(root: &Root, options: CleanOptions) -> Vec<(PathBu
 
 /// `pub.<topic>.<topic id>.<slot>.<incarnation>` → (`<topic>`, topic id).
 fn parse_publisher_file(name: &str) -> Option<(&str, u64)> {
-    let rest = name.strip_prefix("pub.")?;
+    let FileName::Publisher(rest) = FileName::of(name) else {
+        return None;
+    };
     let mut parts = rest.rsplitn(4, '.');
     let (_inc, _slot, id, topic) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
     Some((topic, u64::from_str_radix(id, 16).ok()?))
@@ -90,7 +91,7 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
 pub fn clean_with(root: &Root, options: CleanOptions) -> Result<CleanReport, OpenError> {
     let mut report = CleanReport { removed: sweep_nodes_and_temps_with(root, options), skipped: Vec::new() };
     for name in root.entries() {
-        let Some(file_name) = name.strip_prefix("topic.") else {
+        let FileName::Topic(file_name) = FileName::of(&name) else {
             continue;
         };
         let path = root.path().join(&name);

@@ -41,6 +41,50 @@ pub(crate) fn file_name(name: &str) -> Result<(String, String), OpenError> {
     Ok((canonical.to_string(), canonical.replace('/', ".")))
 }
 
+/// The prefixes of the named objects' files (`<prefix>.<name>`).
+pub(crate) const LATCH_PREFIX: &str = "latch";
+pub(crate) const SEMAPHORE_PREFIX: &str = "sem";
+pub(crate) const QUEUE_PREFIX: &str = "queue";
+
+/// What a file in the root is, from its name (see the module documentation), with the
+/// part after its prefix. The one place that reads the names the paths below write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileName<'a> {
+    Topic(&'a str),
+    /// `<topic>.<topic id>.<slot>.<incarnation>`
+    Publisher(&'a str),
+    Node,
+    Latch(&'a str),
+    Semaphore(&'a str),
+    Queue(&'a str),
+    /// A segment being built.
+    Temp,
+    Unknown,
+}
+
+impl FileName<'_> {
+    pub(crate) fn of(name: &str) -> FileName<'_> {
+        let after = |prefix: &str| name.strip_prefix(prefix).and_then(|rest| rest.strip_prefix('.'));
+        if let Some(rest) = after("topic") {
+            FileName::Topic(rest)
+        } else if let Some(rest) = after("pub") {
+            FileName::Publisher(rest)
+        } else if after("node").is_some() {
+            FileName::Node
+        } else if let Some(rest) = after(LATCH_PREFIX) {
+            FileName::Latch(rest)
+        } else if let Some(rest) = after(SEMAPHORE_PREFIX) {
+            FileName::Semaphore(rest)
+        } else if let Some(rest) = after(QUEUE_PREFIX) {
+            FileName::Queue(rest)
+        } else if name.starts_with(".tmp.") {
+            FileName::Temp
+        } else {
+            FileName::Unknown
+        }
+    }
+}
+
 /// The directory all segments live in; default `/dev/shm/ringbus-<uid>`.
 #[derive(Debug, Clone)]
 pub struct Root {
@@ -120,5 +164,24 @@ impl Root {
         std::fs::read_dir(&self.path)
             .map(|d| d.filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FileName;
+
+    #[test]
+    fn file_names_are_told_apart_by_their_prefix_and_dot() {
+        assert_eq!(FileName::of("topic.a.b"), FileName::Topic("a.b"));
+        assert_eq!(FileName::of("pub.a.00ff.1.2"), FileName::Publisher("a.00ff.1.2"));
+        assert_eq!(FileName::of("node.0123"), FileName::Node);
+        assert_eq!(FileName::of("latch.x"), FileName::Latch("x"));
+        assert_eq!(FileName::of("sem.jobs.tokens"), FileName::Semaphore("jobs.tokens"));
+        assert_eq!(FileName::of("queue.q"), FileName::Queue("q"));
+        assert_eq!(FileName::of(".tmp.00ab"), FileName::Temp);
+        for other in ["topics.x", "semaphore", "notes.txt", "queue"] {
+            assert_eq!(FileName::of(other), FileName::Unknown, "{other}");
+        }
     }
 }

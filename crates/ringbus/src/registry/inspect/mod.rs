@@ -19,6 +19,7 @@ use crate::pubsub::{PublisherStats, Wake};
 use crate::shm::header::SegmentKind;
 use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES};
 use crate::shm::object::ObjectRecord;
+use crate::shm::root::FileName;
 use crate::shm::topic::SlotState;
 use crate::shm::{segment, Root};
 use crate::sync::Ordering;
@@ -152,21 +153,22 @@ pub fn snapshot(root: &Root) -> Snapshot {
     names.sort();
     for name in &names {
         let path = root.path().join(name);
-        let read = if let Some(file_name) = name.strip_prefix("topic.") {
-            topic_in(root, file_name, &names).map(|t| snap.topics.extend(t))
-        } else if name.starts_with("node.") {
-            node(&path).map(|n| snap.nodes.extend(n))
-        } else if let Some(object_name) = name.strip_prefix("latch.") {
-            object(&path, ObjectKind::Latch, object_name).map(|o| snap.objects.extend(o))
-        } else if let Some(object_name) = name.strip_prefix("sem.") {
-            object(&path, ObjectKind::Semaphore, object_name).map(|o| snap.objects.extend(o))
-        } else if name.starts_with("queue.") {
-            queue::queue(&path).map(|q| snap.queues.extend(q))
-        } else if name.starts_with("pub.") || name.starts_with(".tmp.") {
-            Ok(()) // counted with their topic; `clean` judges orphans and abandoned ones
-        } else {
-            snap.problems.push(Problem { path, reason: "not a ringbus file name".into() });
-            continue;
+        let read = match FileName::of(name) {
+            FileName::Topic(file_name) => topic_in(root, file_name, &names).map(|t| snap.topics.extend(t)),
+            FileName::Node => node(&path).map(|n| snap.nodes.extend(n)),
+            FileName::Latch(object_name) => {
+                object(&path, ObjectKind::Latch, object_name).map(|o| snap.objects.extend(o))
+            }
+            FileName::Semaphore(object_name) => {
+                object(&path, ObjectKind::Semaphore, object_name).map(|o| snap.objects.extend(o))
+            }
+            FileName::Queue(_) => queue::queue(&path).map(|q| snap.queues.extend(q)),
+            // Counted with their topic; `clean` judges orphans and abandoned ones.
+            FileName::Publisher(_) | FileName::Temp => Ok(()),
+            FileName::Unknown => {
+                snap.problems.push(Problem { path, reason: "not a ringbus file name".into() });
+                continue;
+            }
         };
         if let Err(e) = read {
             snap.problems.push(Problem { path, reason: e.to_string() });
