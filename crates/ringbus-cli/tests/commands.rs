@@ -251,8 +251,8 @@ fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     let q = &queues[0];
     assert_eq!((&q["name"], &q["queued"], &q["capacity"]), (&"jobs/in".into(), &3.into(), &16.into()));
     assert_eq!(
-        (&q["producers"], &q["consumer_alive"], &q["producer_alive"]),
-        (&"spsc".into(), &true.into(), &true.into())
+        (&q["producers"], &q["consumer_alive"], &q["producer_alive"], &q["producers_alive"]),
+        (&"spsc".into(), &true.into(), &true.into(), &1.into())
     );
     let clean = json(&["clean", "--foreign", "--dry-run", "--json"], root.path(), &scratch);
     assert_eq!(clean["removed"], serde_json::json!([]), "a queue is not a foreign file");

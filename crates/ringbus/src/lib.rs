@@ -80,6 +80,7 @@ pub use waitset::{Attachment, Event, EventKind, Interest, Key, WaitSet, WaitSetE
 /// Tools for measuring ringbus itself (benchmarks and tests).
 #[cfg(not(loom))]
 pub mod diagnostics {
+    pub use crate::shm::header::LAYOUT_VERSION;
     pub use crate::sys::clock::monotonic_ns;
     pub use crate::sys::perf::SyscallCounter;
 }

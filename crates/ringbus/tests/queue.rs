@@ -1,5 +1,6 @@
 //! Command queues between processes: SPSC and MPSC delivery, blocking, exclusivity,
-//! system-call counts, a consumer killed with SIGKILL, and a hostile consumer position.
+//! system-call counts, a consumer killed with SIGKILL, MPSC producers killed with SIGKILL
+//! (one between its claim and its marks), and a hostile consumer position.
 //!
 //! Children are this test binary re-executed (`RINGBUS_TEST_CHILD=<role>`).
 
@@ -53,6 +54,36 @@ fn child_entry() {
                 }
             }
             println!("sent {sent} head reads {}", producer.head_reads());
+        }
+        "flood" => {
+            // Pushes its sequence in uneven batches until it is killed.
+            let id = env_u64("PRODUCER");
+            let mut producer = node.queue::<Command>("jobs").capacity(64).mpsc().producer().unwrap();
+            println!("ready");
+            let mut sequence = 0;
+            loop {
+                let batch: Vec<Command> = (sequence..sequence + 1 + sequence % 7).map(|s| command(id, s)).collect();
+                sequence += producer.push_batch(&batch).unwrap() as u64;
+            }
+        }
+        "claimer" => {
+            // Pushes 5 commands, then does what a producer killed between its claim and its
+            // marks leaves behind: its claim announced in its entry (the first: 768) and 3
+            // positions claimed on the tail (512) — and never writes them.
+            let mut producer = node.queue::<Command>("jobs").capacity(64).mpsc().producer().unwrap();
+            for s in 0..5 {
+                producer.push(command(1, s)).unwrap();
+            }
+            let path = std::path::Path::new(&std::env::var("RINGBUS_ROOT").unwrap()).join("queue.jobs");
+            let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+            let mut tail = [0u8; 8];
+            file.read_exact_at(&mut tail, 512).unwrap();
+            file.write_all_at(&tail, 768).unwrap();
+            file.write_all_at(&(u64::from_le_bytes(tail) + 3).to_le_bytes(), 512).unwrap();
+            println!("claimed");
+            loop {
+                std::thread::park();
+            }
         }
         "consumer" => {
             let mut consumer = node.queue::<Command>("jobs").consumer().unwrap();
@@ -128,7 +159,12 @@ fn a_second_consumer_or_spsc_producer_is_refused_and_settings_must_match() {
     let other_type = node.queue::<u64>("one").producer().unwrap_err();
     assert!(matches!(other_type, ringbus::OpenError::TypeMismatch { .. }), "{other_type}");
     assert!(node.queue::<Command>("bad").capacity(3).consumer().is_err());
-    let _many: Vec<_> = (0..3).map(|_| node.queue::<u64>("many").mpsc().producer().unwrap()).collect();
+    let max = ringbus::queue::MAX_QUEUE_PRODUCERS;
+    let mut many: Vec<_> = (0..max).map(|_| node.queue::<u64>("many").mpsc().producer().unwrap()).collect();
+    let too_many = node.queue::<u64>("many").mpsc().producer().unwrap_err();
+    assert!(matches!(too_many, ringbus::OpenError::TooMany { limit, .. } if limit == max), "{too_many}");
+    many.pop();
+    many.push(node.queue::<u64>("many").mpsc().producer().expect("a departed producer's entry is free again"));
 }
 
 #[test]
@@ -263,4 +299,102 @@ fn a_hostile_consumer_position_never_makes_the_producer_overwrite() {
     assert_eq!(popped, pushed);
     assert!(corrupted_seen > 1000, "the bogus heads were noticed ({corrupted_seen} times)");
     assert!(pushed > 100_000, "work got done ({pushed} pushed)");
+}
+
+/// An MPSC producer killed between claiming 3 positions and writing them: while it
+/// lives, the consumer waits for them (nothing skipped); once it is dead, the consumer
+/// skips exactly those 3 and gets every command of the live producer, in order.
+#[test]
+fn an_mpsc_producer_killed_between_claim_and_write_does_not_stall_the_consumer() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut consumer = node.queue::<Command>("jobs").capacity(64).mpsc().consumer().unwrap();
+    let mut claimer = spawn_child("child_entry", "claimer", root.path(), &[]);
+    read_until_line(&mut BufReader::new(claimer.stdout.take().unwrap()), "claimed");
+    let mut producer = node.queue::<Command>("jobs").mpsc().producer().unwrap();
+    for s in 0..10 {
+        producer.push(command(0, s)).unwrap();
+    }
+    let mut out = [command(0, 0); 16];
+    assert_eq!(consumer.pop_batch(&mut out).unwrap(), 5, "the claimer's commands, up to its claim");
+    assert!(out[..5].iter().enumerate().all(|(s, c)| *c == command(1, s as u64)));
+    assert!(!consumer.wait(Some(Duration::from_millis(30))), "the claimer lives: its claim may yet be written");
+    assert_eq!((consumer.pop_batch(&mut out).unwrap(), consumer.abandoned()), (0, 0));
+    let producers_alive = || {
+        let snap = ringbus::inspect::snapshot(&ringbus::Root::open(root.path()).unwrap());
+        snap.queues[0].producers_alive
+    };
+    assert_eq!(producers_alive(), 2);
+    claimer.kill().unwrap();
+    claimer.wait().unwrap();
+    assert_eq!(producers_alive(), 1, "the claimer's entry is free again");
+    assert!(consumer.wait(Some(LIMIT)), "stalled behind a dead producer's claim");
+    let mut got = Vec::new();
+    while got.len() < 10 {
+        assert!(consumer.wait(Some(LIMIT)));
+        let n = consumer.pop_batch(&mut out).unwrap();
+        got.extend_from_slice(&out[..n]);
+    }
+    assert_eq!(got, (0..10).map(|s| command(0, s)).collect::<Vec<_>>());
+    assert_eq!(consumer.abandoned(), 3);
+}
+
+/// Rounds of 3 MPSC producer processes killed with SIGKILL at random moments while a
+/// fourth pushes its 20 000 commands: the consumer never hangs, gets all of the
+/// survivor's in order, and of each killed producer an unbroken prefix of its sequence.
+#[test]
+fn mpsc_producers_killed_at_random_never_stall_or_garble_the_queue() {
+    let root = TestRoot::new();
+    let node = root.node("consumer");
+    let mut consumer = node.queue::<Command>("jobs").capacity(64).mpsc().consumer().unwrap();
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ std::process::id() as u64;
+    let random = |rng: &mut u64| {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        *rng
+    };
+    for round in 0..5 {
+        let env = |id: u64| vec![("MPSC", "1".to_string()), ("PRODUCER", id.to_string())];
+        let survivor = spawn_child("child_entry", "producer", root.path(), &env(0));
+        let mut floods: Vec<_> = (1..4).map(|id| spawn_child("child_entry", "flood", root.path(), &env(id))).collect();
+        let mut next = [0u64; 4];
+        let mut out = [command(0, 0); 16];
+        // Each flood is killed once the survivor has delivered a random share of its commands.
+        let mut kill_at: Vec<u64> = floods.iter().map(|_| random(&mut rng) % PER_PRODUCER).collect();
+        kill_at.sort_unstable_by(|a, b| b.cmp(a));
+        while next[0] < PER_PRODUCER || !floods.is_empty() {
+            if kill_at.last().is_some_and(|&at| next[0] >= at) {
+                kill_at.pop();
+                let mut flood = floods.pop().unwrap();
+                flood.kill().unwrap();
+                flood.wait().unwrap();
+            }
+            if !consumer.wait(Some(Duration::from_millis(if next[0] < PER_PRODUCER { 120_000 } else { 1 }))) {
+                continue;
+            }
+            let n = consumer.pop_batch(&mut out).unwrap();
+            for c in &out[..n] {
+                assert_eq!(*c, command(c.producer, c.sequence), "round {round}: a torn or foreign command");
+                assert_eq!(
+                    c.sequence, next[c.producer as usize],
+                    "round {round}: producer {} out of order",
+                    c.producer
+                );
+                next[c.producer as usize] += 1;
+            }
+        }
+        assert!(wait_child(survivor, LIMIT, "survivor").success());
+        // What the dead claimed and never wrote is skipped once the grace has passed.
+        while consumer.wait(Some(Duration::from_millis(50))) {
+            let n = consumer.pop_batch(&mut out).unwrap();
+            assert!(out[..n].iter().all(|c| c.producer != 0 && c.sequence == next[c.producer as usize]));
+            out[..n].iter().for_each(|c| next[c.producer as usize] += 1);
+        }
+        eprintln!(
+            "round {round}: killed producers got {:?} through; {} positions abandoned so far",
+            &next[1..],
+            consumer.abandoned()
+        );
+    }
 }

@@ -139,7 +139,7 @@ fn section_table(snap: &Snapshot, what: What) -> Table {
             for q in &snap.queues {
                 t.row(vec![
                     q.name.clone(),
-                    (if q.mpsc { "mpsc" } else { "spsc" }).into(),
+                    format!("{} alive ({})", q.producers_alive, if q.mpsc { "mpsc" } else { "spsc" }),
                     q.capacity.to_string(),
                     q.queued().to_string(),
                     format!("{} ({} B)", q.command_type, q.command_size),

@@ -43,6 +43,8 @@ impl From<BadPosition> for QueueError {
 pub struct Producer<T> {
     pub(super) handle: QueueHandle,
     pub(super) side: ProducerSide,
+    /// MPSC: the producer entry this producer holds (its lock and claim word).
+    pub(super) entry: Option<u32>,
     pub(super) _command: PhantomData<T>,
 }
 
@@ -51,7 +53,11 @@ impl<T: Pod> Producer<T> {
     /// Never blocks; wakes the consumer only if it sleeps.
     pub fn push_batch(&mut self, commands: &[T]) -> Result<usize, QueueError> {
         let h = &self.handle;
-        let n = self.side.push(h.view.positions(), &h.view.slots::<T>(), commands)?;
+        let positions = match self.entry {
+            Some(entry) => h.view.producer_positions(entry),
+            None => h.view.positions(),
+        };
+        let n = self.side.push(positions, &h.view.slots::<T>(), commands)?;
         if n > 0 {
             h.view.data_bell().ring();
         }
@@ -114,31 +120,47 @@ impl<T: Pod> Producer<T> {
     }
 }
 
+/// How long an MPSC consumer lets the command at its head stay claimed but unwritten
+/// before it checks whether the producer that claimed it died. Only *when* it checks
+/// depends on it: a live producer's command is never skipped, however slow.
+const STALL_GRACE: Duration = Duration::from_millis(1);
+
 /// Pops commands from a queue (its only consumer).
 #[derive(Debug)]
 pub struct Consumer<T> {
     pub(super) handle: QueueHandle,
     pub(super) side: ConsumerSide,
+    /// MPSC: the head position found claimed but unwritten, and since when.
+    pub(super) stall: Option<(u64, Instant)>,
+    pub(super) abandoned: u64,
     pub(super) _command: PhantomData<T>,
 }
 
 impl<T: Pod> Consumer<T> {
     /// Pops up to `out.len()` commands, oldest first; returns how many. Never blocks.
     pub fn pop_batch(&mut self, out: &mut [T]) -> Result<usize, QueueError> {
-        let h = &self.handle;
-        let n = self.side.pop(h.view.positions(), &h.view.slots::<T>(), out)?;
+        let view = &self.handle.view;
+        let mut n = self.side.pop(view.positions(), &view.slots::<T>(), out)?;
+        if n == 0 && self.skip_abandoned()? {
+            let view = &self.handle.view;
+            n = self.side.pop(view.positions(), &view.slots::<T>(), out)?;
+        }
         if n > 0 {
-            h.view.space_bell().ring();
+            self.handle.view.space_bell().ring();
         }
         Ok(n)
     }
 
     /// Pops one command, if any.
     pub fn pop(&mut self) -> Result<Option<T>, QueueError> {
-        let h = &self.handle;
-        let popped = self.side.pop_one(h.view.positions(), &h.view.slots::<T>())?;
+        let view = &self.handle.view;
+        let mut popped = self.side.pop_one(view.positions(), &view.slots::<T>())?;
+        if popped.is_none() && self.skip_abandoned()? {
+            let view = &self.handle.view;
+            popped = self.side.pop_one(view.positions(), &view.slots::<T>())?;
+        }
         if popped.is_some() {
-            h.view.space_bell().ring();
+            self.handle.view.space_bell().ring();
         }
         Ok(popped)
     }
@@ -148,19 +170,58 @@ impl<T: Pod> Consumer<T> {
     /// asleep and wake it.
     pub fn wait(&mut self, timeout: Option<Duration>) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let h = &self.handle;
-        let slots = h.view.slots::<T>();
-        let ready = || self.side.has_data(h.view.positions(), &slots);
         loop {
-            if ready() {
+            let h = &self.handle;
+            let slots = h.view.slots::<T>();
+            if self.side.has_data(h.view.positions(), &slots) {
                 return true;
             }
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let stalled = self.side.stalled(h.view.positions(), &slots);
+            let mut left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if left == Some(Duration::ZERO) {
                 return false;
             }
-            h.view.data_bell().wait(ready, left);
+            if stalled {
+                // A dead producer's claim rings no bell: look again after the grace.
+                left = Some(left.map_or(STALL_GRACE, |l| l.min(STALL_GRACE)));
+            }
+            let side = &self.side;
+            h.view.data_bell().wait(|| side.has_data(h.view.positions(), &slots), left);
+            if stalled {
+                // A corrupt tail is reported by the pop that follows.
+                let _ = self.skip_abandoned();
+            }
         }
+    }
+
+    /// MPSC: when the head has stayed claimed but unwritten for [`STALL_GRACE`], skips
+    /// the commands whose producers died between claiming and writing them. Returns
+    /// whether it skipped any.
+    fn skip_abandoned(&mut self) -> Result<bool, QueueError> {
+        let h = &self.handle;
+        if !self.side.stalled(h.view.positions(), &h.view.slots::<T>()) {
+            self.stall = None;
+            return Ok(false);
+        }
+        let now = Instant::now();
+        match self.stall {
+            Some((head, since)) if head == self.side.head && now - since >= STALL_GRACE => {}
+            Some((head, _)) if head == self.side.head => return Ok(false),
+            _ => {
+                self.stall = Some((self.side.head, now));
+                return Ok(false);
+            }
+        }
+        self.stall = None;
+        let skipped = self.side.skip_abandoned(h.view.positions(), &h.view.slots::<T>(), || h.live_claim_floor())?;
+        self.abandoned += skipped;
+        Ok(skipped > 0)
+    }
+
+    /// Commands skipped because their producer died (SIGKILL) after claiming their slots
+    /// and before writing them (MPSC). Never a command a live producer pushed.
+    pub fn abandoned(&self) -> u64 {
+        self.abandoned
     }
 
     /// Removes the queue's name, like `sem_unlink`: handles already open keep working; the

@@ -7,6 +7,8 @@ mod handle;
 mod open;
 
 #[cfg(not(loom))]
+pub use crate::shm::queue::MAX_QUEUE_PRODUCERS;
+#[cfg(not(loom))]
 pub use handle::{Consumer, Producer, PushError, QueueError};
 #[cfg(not(loom))]
 pub use open::{QueueBuilder, DEFAULT_QUEUE_CAPACITY};

@@ -4,10 +4,12 @@
 use super::handle::{Consumer, Producer};
 use crate::error::{io_err, Corruption, OpenError};
 use crate::registry::Node;
-use crate::ring::commands::{ConsumerSide, Mode, ProducerSide};
+use crate::ring::commands::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
-use crate::shm::queue::{self, QueueConfig, QueueView, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
+use crate::shm::queue::{
+    self, producer_entry_lock_byte, QueueConfig, QueueView, CONSUMER_LOCK_BYTE, MAX_QUEUE_PRODUCERS, PRODUCER_LOCK_BYTE,
+};
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
 use crate::sys;
@@ -63,7 +65,9 @@ impl<T: Pod> QueueBuilder<T> {
         self
     }
 
-    /// Any number of producers (they claim slots with a compare-and-swap).
+    /// Several producers, up to [`MAX_QUEUE_PRODUCERS`] at once (they claim slots with a
+    /// compare-and-swap; a consumer skips what a producer killed mid-push claimed and
+    /// never wrote: [`Consumer::abandoned`]).
     pub fn mpsc(mut self) -> Self {
         self.mode = Some(Mode::Mpsc);
         self
@@ -83,11 +87,18 @@ impl<T: Pod> QueueBuilder<T> {
     }
 
     fn into_producer(handle: QueueHandle) -> Result<Producer<T>, OpenError> {
-        if handle.config.mode() == Mode::Spsc {
-            handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
-            handle.view.space_bell().reset_sleepers();
-        }
-        let positions = handle.view.positions();
+        let entry = match handle.config.mode() {
+            Mode::Spsc => {
+                handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
+                handle.view.space_bell().reset_sleepers();
+                None
+            }
+            Mode::Mpsc => Some(handle.claim_producer_entry()?),
+        };
+        let positions = match entry {
+            Some(entry) => handle.view.producer_positions(entry),
+            None => handle.view.positions(),
+        };
         let side = ProducerSide::new(handle.config.mode(), positions);
         let capacity = handle.config.capacity as u64;
         let head = positions.head.load(crate::sync::Ordering::Acquire);
@@ -95,7 +106,7 @@ impl<T: Pod> QueueBuilder<T> {
             let corruption = Corruption { what: "queue positions", found: side.tail, limit: head };
             return Err(OpenError::Corrupted { path: handle.path, corruption });
         }
-        Ok(Producer { handle, side, _command: PhantomData })
+        Ok(Producer { handle, side, entry, _command: PhantomData })
     }
 
     /// Opens the queue as its consumer (there is one at a time).
@@ -106,7 +117,7 @@ impl<T: Pod> QueueBuilder<T> {
         // by a consumer that died asleep.
         handle.view.data_bell().reset_sleepers();
         let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
-        Ok(Consumer { handle, side, _command: PhantomData })
+        Ok(Consumer { handle, side, stall: None, abandoned: 0, _command: PhantomData })
     }
 
     fn open(&self) -> Result<Option<QueueHandle>, OpenError> {
@@ -179,5 +190,34 @@ impl QueueHandle {
             return Ok(());
         }
         Err(OpenError::TooMany { topic: self.name.clone(), role, limit: 1 })
+    }
+
+    /// MPSC: takes the first free producer entry (its lock) and clears its claim word,
+    /// which a producer that held the entry and died may have left announced.
+    fn claim_producer_entry(&self) -> Result<u32, OpenError> {
+        for entry in 0..MAX_QUEUE_PRODUCERS {
+            let byte = producer_entry_lock_byte(entry);
+            if sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
+                self.view.claim(entry).store(NO_CLAIM, crate::sync::Ordering::Relaxed);
+                return Ok(entry);
+            }
+        }
+        Err(OpenError::TooMany { topic: self.name.clone(), role: "producer", limit: MAX_QUEUE_PRODUCERS })
+    }
+
+    /// The lowest claim announced by a live MPSC producer ([`NO_CLAIM`] if none): below
+    /// it, claimed positions that are not marked belong to dead producers. Checks the
+    /// liveness (one system call) only of entries whose claim would lower the floor.
+    pub(super) fn live_claim_floor(&self) -> u64 {
+        let mut floor = NO_CLAIM;
+        for entry in 0..MAX_QUEUE_PRODUCERS {
+            // Acquire: pairs with the Release withdrawal after a producer's marks.
+            let claim = self.view.claim(entry).load(crate::sync::Ordering::Acquire);
+            if claim < floor && sys::lock::is_locked(self.file.as_fd(), producer_entry_lock_byte(entry)).unwrap_or(true)
+            {
+                floor = claim;
+            }
+        }
+        floor
     }
 }

@@ -15,8 +15,9 @@ use crate::sync::{AtomicU32, Ordering};
 use std::mem::offset_of;
 
 pub(crate) const MAGIC: [u8; 8] = *b"RINGBUS\0";
-/// Bumped on every change of any shared-memory layout in this crate.
-pub(crate) const LAYOUT_VERSION: u32 = 2;
+/// Bumped on every change of any shared-memory layout in this crate (3: MPSC queue
+/// producer entries with claim words).
+pub const LAYOUT_VERSION: u32 = 3;
 
 /// What a segment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,18 +7,21 @@
 //!  576 head       next position the consumer reads      (consumer's line; its lock byte)
 //!  640 data doorbell: word, sleepers                    (the consumer sleeps here)
 //!  704 space doorbell: word, sleepers                   (producers sleep here)
-//!  768 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
+//!  768 producer entries: 64 × 64 B, MPSC only; each its producer's lock byte and claim
+//!      word (the position it is claiming from, or NO_CLAIM; see `ring::commands`)
+//! 4864 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
 //!      SPSC: the command alone
 //! ```
-//! Each position and doorbell has its own cache line, so a push touches the producer's
-//! line and the slot, and only a reload of the cached head touches the consumer's.
+//! Each position, doorbell and producer entry has its own cache line, so a push touches
+//! the producer's lines and the slot, and only a reload of the cached head touches the
+//! consumer's.
 
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
 use super::pod::Pod;
 use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
-use crate::ring::commands::{Mode, Positions, Slots};
+use crate::ring::commands::{Mode, Positions, Slots, NO_CLAIM};
 use crate::sync::{AtomicU32, AtomicU64};
 use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};
@@ -31,10 +34,21 @@ const TAIL_OFFSET: usize = 512;
 const HEAD_OFFSET: usize = 576;
 const DATA_BELL_OFFSET: usize = 640;
 const SPACE_BELL_OFFSET: usize = 704;
-const SLOTS_OFFSET: usize = 768;
+const PRODUCERS_OFFSET: usize = 768;
+const PRODUCER_ENTRY_BYTES: usize = 64;
+/// Producers an MPSC queue takes at once (each holds one entry while it lives).
+pub const MAX_QUEUE_PRODUCERS: u32 = 64;
+const SLOTS_OFFSET: usize = PRODUCERS_OFFSET + MAX_QUEUE_PRODUCERS as usize * PRODUCER_ENTRY_BYTES;
+const _: () = assert!(SLOTS_OFFSET == 4864);
 /// The liveness lock bytes: the SPSC producer's and the consumer's.
 pub(crate) const PRODUCER_LOCK_BYTE: u64 = TAIL_OFFSET as u64;
 pub(crate) const CONSUMER_LOCK_BYTE: u64 = HEAD_OFFSET as u64;
+
+/// The liveness lock byte of MPSC producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
+pub(crate) fn producer_entry_lock_byte(entry: u32) -> u64 {
+    assert!(entry < MAX_QUEUE_PRODUCERS, "ringbus bug: producer entry {entry}");
+    (PRODUCERS_OFFSET + entry as usize * PRODUCER_ENTRY_BYTES) as u64
+}
 
 /// The layout-relevant configuration of a queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,6 +147,10 @@ pub(crate) fn init(region: &Region, config: &QueueConfig, name: &str, command: &
     header.type_name[..command.name.len()].copy_from_slice(command.name.as_bytes());
     header.name[..name.len()].copy_from_slice(name.as_bytes());
     region.write_plain(0, header);
+    for entry in 0..MAX_QUEUE_PRODUCERS as usize {
+        let claim = region.get::<AtomicU64>(PRODUCERS_OFFSET + entry * PRODUCER_ENTRY_BYTES);
+        claim.store(NO_CLAIM, crate::sync::Ordering::Relaxed);
+    }
 }
 
 /// Reads and validates a queue header: the returned configuration is safe to index with.
@@ -177,6 +195,8 @@ pub(crate) struct QueueView {
     head: NonNull<AtomicU64>,
     data_bell: [NonNull<AtomicU32>; 2],
     space_bell: [NonNull<AtomicU32>; 2],
+    /// The producer entries' claim words (MPSC).
+    claims: [NonNull<AtomicU64>; MAX_QUEUE_PRODUCERS as usize],
     slots: NonNull<u8>,
     stride: usize,
     command_offset: usize,
@@ -203,6 +223,9 @@ impl QueueView {
             head: NonNull::from(region.get::<AtomicU64>(HEAD_OFFSET)),
             data_bell: [word(DATA_BELL_OFFSET), word(DATA_BELL_OFFSET + 4)],
             space_bell: [word(SPACE_BELL_OFFSET), word(SPACE_BELL_OFFSET + 4)],
+            claims: std::array::from_fn(|entry| {
+                NonNull::from(region.get::<AtomicU64>(PRODUCERS_OFFSET + entry * PRODUCER_ENTRY_BYTES))
+            }),
             slots: region.pointer(SLOTS_OFFSET, slots_len),
             stride: config.slot_stride as usize,
             command_offset: config.command_offset as usize,
@@ -211,9 +234,21 @@ impl QueueView {
         }
     }
 
+    /// The positions, as the consumer, an SPSC producer or an observer sees them.
     pub(crate) fn positions(&self) -> Positions<'_> {
         // SAFETY: in the mapping we own, aligned atomics (checked by `Region::get` in `new`).
-        unsafe { Positions { tail: self.tail.as_ref(), head: self.head.as_ref() } }
+        unsafe { Positions { tail: self.tail.as_ref(), head: self.head.as_ref(), claim: None } }
+    }
+
+    /// The positions as the MPSC producer holding entry `entry` sees them.
+    pub(crate) fn producer_positions(&self, entry: u32) -> Positions<'_> {
+        Positions { claim: Some(self.claim(entry)), ..self.positions() }
+    }
+
+    /// The claim word of producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
+    pub(crate) fn claim(&self, entry: u32) -> &AtomicU64 {
+        // SAFETY: as in `positions`; `entry` indexes the array (panics past it).
+        unsafe { self.claims[entry as usize].as_ref() }
     }
 
     fn bell(&self, words: &[NonNull<AtomicU32>; 2]) -> Doorbell<'_> {

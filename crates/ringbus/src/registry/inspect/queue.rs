@@ -4,7 +4,7 @@
 use crate::error::OpenError;
 use crate::ring::commands::Mode;
 use crate::shm::header::SegmentKind;
-use crate::shm::queue::{self, CONSUMER_LOCK_BYTE, PRODUCER_LOCK_BYTE};
+use crate::shm::queue::{self, producer_entry_lock_byte, CONSUMER_LOCK_BYTE, MAX_QUEUE_PRODUCERS, PRODUCER_LOCK_BYTE};
 use crate::shm::segment;
 use crate::sync::Ordering;
 use crate::sys;
@@ -26,8 +26,10 @@ pub struct QueueInfo {
     pub head: u64,
     /// Whether a consumer holds the queue (its process lives).
     pub consumer_alive: bool,
-    /// SPSC: whether a producer holds the queue.
+    /// Whether a producer holds the queue (SPSC: the producer; MPSC: any).
     pub producer_alive: bool,
+    /// Live producers (SPSC: 0 or 1; MPSC: up to `MAX_QUEUE_PRODUCERS`).
+    pub producers_alive: u32,
     /// The consumer sleeps waiting for commands.
     pub consumer_asleep: bool,
     /// Producers sleeping until there is room.
@@ -50,6 +52,10 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
     let positions = view.positions();
     let locked = |byte| sys::lock::is_locked(opened.file.as_fd(), byte).unwrap_or(true);
     let mpsc = config.mode() == Mode::Mpsc;
+    let producers_alive = match mpsc {
+        true => (0..MAX_QUEUE_PRODUCERS).filter(|&e| locked(producer_entry_lock_byte(e))).count() as u32,
+        false => locked(PRODUCER_LOCK_BYTE) as u32,
+    };
     Ok(Some(QueueInfo {
         name,
         path: path.to_path_buf(),
@@ -60,7 +66,8 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         tail: positions.tail.load(Ordering::Relaxed),
         head: positions.head.load(Ordering::Relaxed),
         consumer_alive: locked(CONSUMER_LOCK_BYTE),
-        producer_alive: !mpsc && locked(PRODUCER_LOCK_BYTE),
+        producer_alive: producers_alive > 0,
+        producers_alive,
         consumer_asleep: view.data_bell().sleepers.load(Ordering::Relaxed) != 0,
         producers_waiting: view.space_bell().sleepers.load(Ordering::Relaxed),
     }))

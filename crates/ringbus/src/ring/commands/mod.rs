@@ -14,11 +14,27 @@
 //! each command and mark its slot with `position + 1` (Release); the consumer takes a
 //! slot when its mark says the command of the position it wants is there.
 //!
+//! MPSC and crashes: a producer killed between its claim and its marks leaves claimed
+//! positions that will never be marked, and a consumer waiting for them would wait
+//! forever. So each producer *announces* a claim in its own claim word before making it
+//! (the tail it claims from; [`NO_CLAIM`] when it is not claiming or writing), with a
+//! `SeqCst` fence between the two. A consumer stalled at a claimed, unmarked head loads
+//! the tail, fences, and asks for the lowest claim announced by a producer that is alive
+//! (the caller checks liveness): every position below both the tail and that floor was
+//! claimed by a producer that is dead, and it skips the unmarked ones
+//! ([`ConsumerSide::skip_abandoned`]). A live producer's claim is never skipped: if its
+//! compare-and-swap is in the tail the consumer loaded, the fences order its announcement
+//! before the consumer's look; if it has withdrawn it (Release, after its marks), the
+//! consumer sees the marks.
+//!
 //! Every position read from shared memory is checked against what this side knows: a
 //! head outside `[cached head, tail]` or a tail outside `[cached tail, head + capacity]`
 //! comes from a buggy or hostile peer and is reported, never used.
 
-use crate::sync::{AtomicU64, Ordering};
+use crate::sync::{fence, AtomicU64, Ordering};
+
+/// A producer's claim word when it is not claiming or writing.
+pub(crate) const NO_CLAIM: u64 = u64::MAX;
 
 /// The commands' storage: `capacity` (a power of two) slots, each with a mark word.
 pub(crate) trait Slots<T: Copy> {
@@ -55,6 +71,8 @@ fn runs(position: u64, count: usize, capacity: u64) -> (usize, usize) {
 pub(crate) struct Positions<'a> {
     pub tail: &'a AtomicU64,
     pub head: &'a AtomicU64,
+    /// An MPSC producer's own claim word (see the module doc); `None` for the others.
+    pub claim: Option<&'a AtomicU64>,
 }
 
 /// One producer or several.
@@ -154,20 +172,7 @@ impl ProducerSide {
                 let n = self.room(positions, capacity, self.tail, want)?.expect("SPSC: the tail is ours").min(want);
                 (self.tail, n)
             }
-            Mode::Mpsc => loop {
-                let tail = positions.tail.load(Ordering::Relaxed);
-                let Some(room) = self.room(positions, capacity, tail, want)? else {
-                    continue;
-                };
-                let n = room.min(want);
-                if n == 0 {
-                    break (tail, 0);
-                }
-                // Relaxed: the claim orders nothing; each slot's mark publishes its command.
-                if positions.tail.compare_exchange(tail, tail + n, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
-                    break (tail, n);
-                }
-            },
+            Mode::Mpsc => self.claim(positions, capacity, want)?,
         };
         let items = &items[..n as usize];
         match self.mode {
@@ -185,12 +190,44 @@ impl ProducerSide {
                 }
             }
         }
-        if self.mode == Mode::Spsc && n > 0 {
+        if self.mode == Mode::Mpsc {
+            // Release: a consumer that sees the claim withdrawn (Acquire) sees the marks.
+            Self::claim_word(positions).store(NO_CLAIM, Ordering::Release);
+        } else if n > 0 {
             self.tail = tail + n;
             // Release: the consumer that sees the new tail (Acquire) sees the commands.
             positions.tail.store(self.tail, Ordering::Release);
         }
         Ok(n as usize)
+    }
+
+    fn claim_word<'a>(positions: Positions<'a>) -> &'a AtomicU64 {
+        positions.claim.expect("ringbus bug: an MPSC producer without its claim word")
+    }
+
+    /// MPSC: claims up to `want` positions with a compare-and-swap on the tail, each
+    /// attempt announced first in this producer's claim word. Returns the first position
+    /// and how many (0: full).
+    fn claim(&mut self, positions: Positions<'_>, capacity: u64, want: u64) -> Result<(u64, u64), BadPosition> {
+        let announced = Self::claim_word(positions);
+        loop {
+            let tail = positions.tail.load(Ordering::Relaxed);
+            let Some(room) = self.room(positions, capacity, tail, want)? else {
+                continue;
+            };
+            let n = room.min(want);
+            if n == 0 {
+                return Ok((tail, 0));
+            }
+            announced.store(tail, Ordering::Relaxed);
+            // Pairs with the fence in `ConsumerSide::skip_abandoned`: a consumer whose
+            // tail load sees this claim sees the announcement above.
+            fence(Ordering::SeqCst);
+            // Relaxed: the claim orders nothing else; each slot's mark publishes its command.
+            if positions.tail.compare_exchange(tail, tail + n, Ordering::Relaxed, Ordering::Relaxed).is_ok() {
+                return Ok((tail, n));
+            }
+        }
     }
 
     /// Whether the shared head leaves room for one command now (for blocking pushes).
@@ -291,6 +328,43 @@ impl ConsumerSide {
         // Release: as in `pop`.
         positions.head.store(self.head, Ordering::Release);
         Ok(Some(command))
+    }
+
+    /// MPSC: whether the head's command is not there although its position was claimed
+    /// (a producer is writing it — or died before marking it). Loads the tail.
+    pub(crate) fn stalled<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
+        self.mode == Mode::Mpsc
+            && !self.has_data(positions, slots)
+            && positions.tail.load(Ordering::Relaxed) > self.head
+    }
+
+    /// MPSC: skips the commands at the head whose producers died between claiming and
+    /// marking them: positions before the tail, not marked, and below `live_floor()` —
+    /// the lowest claim announced by a producer that is alive ([`NO_CLAIM`] if none).
+    /// Returns how many it skipped; stops at the first marked command.
+    pub(crate) fn skip_abandoned<T: Copy>(
+        &mut self,
+        positions: Positions<'_>,
+        slots: &impl Slots<T>,
+        live_floor: impl FnOnce() -> u64,
+    ) -> Result<u64, BadPosition> {
+        let capacity = slots.capacity();
+        let tail = check("producer position", positions.tail.load(Ordering::Relaxed), self.head, self.head + capacity)?;
+        // Pairs with the fence between a producer's announcement and its claim: every
+        // claim in `tail` was announced before `live_floor` looks.
+        fence(Ordering::SeqCst);
+        let end = tail.min(live_floor());
+        let mut skipped = 0;
+        // Acquire: pairs with the Release mark (a producer that withdrew its claim marked).
+        while self.head < end && slots.mark(index(self.head, capacity)).load(Ordering::Acquire) != self.head + 1 {
+            self.head += 1;
+            skipped += 1;
+        }
+        if skipped > 0 {
+            // Release: as in `pop`.
+            positions.head.store(self.head, Ordering::Release);
+        }
+        Ok(skipped)
     }
 
     /// Whether a command is ready now (loads only).

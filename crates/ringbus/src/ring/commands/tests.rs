@@ -40,8 +40,9 @@ mod unit {
     use super::super::*;
     use super::model::AtomicSlots;
 
+    /// Positions with a claim word of their own (for MPSC producers; the others ignore it).
     fn positions<'a>(tail: &'a AtomicU64, head: &'a AtomicU64) -> Positions<'a> {
-        Positions { tail, head }
+        Positions { tail, head, claim: Some(Box::leak(Box::new(AtomicU64::new(NO_CLAIM)))) }
     }
 
     #[test]
@@ -101,6 +102,34 @@ mod unit {
         assert_eq!(producer.push(p, &slots, &[4]).unwrap_err().what, "consumer position");
     }
 
+    /// A producer that died between its claim and its marks: its positions are skipped
+    /// once it is known dead, never while it lives; what it marked before dying is taken.
+    #[test]
+    fn positions_claimed_by_a_dead_producer_are_skipped_and_a_live_ones_never() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
+        let (live, dead_claim) = (positions(&tail, &head), AtomicU64::new(NO_CLAIM));
+        let mut producer = ProducerSide::new(Mode::Mpsc, live);
+        let mut consumer = ConsumerSide::new(Mode::Mpsc, live);
+        producer.push(live, &slots, &[1]).unwrap();
+        // The dead producer: announced a claim of positions 1..4, marked only position 1.
+        dead_claim.store(1, Ordering::Relaxed);
+        tail.store(4, Ordering::Relaxed);
+        slots.write(1, &50);
+        slots.mark(1).store(2, Ordering::Relaxed);
+        producer.push(live, &slots, &[2, 3]).unwrap();
+        let mut out = [0; 8];
+        assert_eq!(consumer.pop(live, &slots, &mut out).unwrap(), 2, "up to the first unmarked position");
+        assert_eq!(out[..2], [1, 50]);
+        assert!(consumer.stalled(live, &slots));
+        let dead_alive = || dead_claim.load(Ordering::Relaxed);
+        assert_eq!(consumer.skip_abandoned(live, &slots, dead_alive).unwrap(), 0, "alive: wait for it");
+        assert_eq!(consumer.skip_abandoned(live, &slots, || NO_CLAIM).unwrap(), 2, "dead: positions 2 and 3");
+        assert_eq!(consumer.pop(live, &slots, &mut out).unwrap(), 2);
+        assert_eq!(out[..2], [2, 3]);
+        assert!(!consumer.stalled(live, &slots));
+        assert_eq!(consumer.skip_abandoned(live, &slots, || NO_CLAIM).unwrap(), 0, "nothing claimed");
+    }
+
     #[test]
     fn without_the_cache_every_push_reads_the_head() {
         let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
@@ -142,21 +171,42 @@ mod loom_models {
     struct Ring {
         tail: AtomicU64,
         head: AtomicU64,
+        /// MPSC producers' claim words, one each.
+        claims: [AtomicU64; 2],
         slots: AtomicSlots,
     }
 
     fn ring(capacity: usize) -> Arc<Ring> {
-        Arc::new(Ring { tail: AtomicU64::new(0), head: AtomicU64::new(0), slots: AtomicSlots::new(capacity) })
+        Arc::new(Ring {
+            tail: AtomicU64::new(0),
+            head: AtomicU64::new(0),
+            claims: [AtomicU64::new(NO_CLAIM), AtomicU64::new(NO_CLAIM)],
+            slots: AtomicSlots::new(capacity),
+        })
     }
 
     fn positions(r: &Ring) -> Positions<'_> {
-        Positions { tail: &r.tail, head: &r.head }
+        Positions { tail: &r.tail, head: &r.head, claim: None }
+    }
+
+    /// The positions as MPSC producer `p` sees them.
+    fn producer_positions(r: &Ring, p: usize) -> Positions<'_> {
+        Positions { claim: Some(&r.claims[p]), ..positions(r) }
+    }
+
+    /// The lowest claim of the producers `alive` says live.
+    fn live_floor(r: &Ring, alive: [bool; 2]) -> u64 {
+        (0..2).filter(|&p| alive[p]).map(|p| r.claims[p].load(Ordering::Acquire)).min().unwrap_or(NO_CLAIM)
     }
 
     fn push_all(r: &Ring, producer: &mut ProducerSide, items: &[u64]) {
+        push_all_as(r, positions(r), producer, items);
+    }
+
+    fn push_all_as(r: &Ring, positions: Positions<'_>, producer: &mut ProducerSide, items: &[u64]) {
         let mut done = 0;
         while done < items.len() {
-            done += producer.push(positions(r), &r.slots, &items[done..]).unwrap();
+            done += producer.push(positions, &r.slots, &items[done..]).unwrap();
             loom::thread::yield_now();
         }
     }
@@ -214,9 +264,10 @@ mod loom_models {
                 .map(|items| {
                     let r = r.clone();
                     loom::thread::spawn(move || {
-                        let mut side = ProducerSide::new(Mode::Mpsc, positions(&r));
+                        let p = (items[0] > 5) as usize;
+                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p));
                         side.cache = cache;
-                        push_all(&r, &mut side, &items);
+                        push_all_as(&r, producer_positions(&r, p), &mut side, &items);
                     })
                 })
                 .collect();
@@ -228,6 +279,83 @@ mod loom_models {
             let mine: Vec<u64> = got.iter().copied().filter(|v| *v < 5).collect();
             let theirs: Vec<u64> = got.iter().copied().filter(|v| *v > 5).collect();
             assert_eq!((mine, theirs), (vec![1, 2], vec![7, 8]));
+        });
+    }
+
+    /// Two live producers and a consumer that looks for abandoned claims after every
+    /// empty pop: it never skips a live producer's command, however the claim, the
+    /// announcement and the marks interleave with its look (the fences' pairing).
+    #[test]
+    fn a_live_producers_claim_is_never_skipped() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let r = ring(4);
+            let producers: Vec<_> = [[1u64], [7]]
+                .into_iter()
+                .enumerate()
+                .map(|(p, items)| {
+                    let r = r.clone();
+                    loom::thread::spawn(move || {
+                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p));
+                        push_all_as(&r, producer_positions(&r, p), &mut side, &items);
+                    })
+                })
+                .collect();
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let mut got = Vec::new();
+            while got.len() < 2 {
+                let mut out = [0; 2];
+                let k = side.pop(positions(&r), &r.slots, &mut out).unwrap();
+                got.extend_from_slice(&out[..k]);
+                if k == 0 {
+                    let skipped = side.skip_abandoned(positions(&r), &r.slots, || live_floor(&r, [true, true]));
+                    assert_eq!(skipped, Ok(0), "a live producer's claim was skipped");
+                }
+                loom::thread::yield_now();
+            }
+            for p in producers {
+                p.join().unwrap();
+            }
+            got.sort();
+            assert_eq!(got, [1, 7]);
+        });
+    }
+
+    /// A producer dies between its claim and its mark (its thread stops there): the
+    /// consumer skips exactly its position and gets every command of the live producer.
+    #[test]
+    fn a_dead_producers_claim_is_skipped_and_nothing_else() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let r = ring(4);
+            let r2 = r.clone();
+            let live = loom::thread::spawn(move || {
+                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r2, 0));
+                push_all_as(&r2, producer_positions(&r2, 0), &mut side, &[1, 2]);
+            });
+            let r3 = r.clone();
+            let dead = loom::thread::spawn(move || {
+                // `claim` alone: announced and claimed, then killed before any mark.
+                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r3, 1));
+                assert_eq!(side.claim(producer_positions(&r3, 1), 4, 1).unwrap().1, 1);
+            });
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let (mut got, mut skipped) = (Vec::new(), 0);
+            while got.len() < 2 {
+                let mut out = [0; 2];
+                let k = side.pop(positions(&r), &r.slots, &mut out).unwrap();
+                got.extend_from_slice(&out[..k]);
+                if k == 0 {
+                    skipped += side.skip_abandoned(positions(&r), &r.slots, || live_floor(&r, [true, false])).unwrap();
+                }
+                loom::thread::yield_now();
+            }
+            live.join().unwrap();
+            dead.join().unwrap();
+            skipped += side.skip_abandoned(positions(&r), &r.slots, || live_floor(&r, [true, false])).unwrap();
+            assert_eq!((got, skipped), (vec![1, 2], 1));
         });
     }
 }
