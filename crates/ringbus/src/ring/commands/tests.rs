@@ -40,9 +40,11 @@ mod unit {
     use super::super::*;
     use super::model::AtomicSlots;
 
-    /// Positions with a claim word of their own (for MPSC producers; the others ignore it).
+    /// Positions with a claim word for MPSC producers (one producer per test: nothing
+    /// here reads the word back, so tests may share it).
     fn positions<'a>(tail: &'a AtomicU64, head: &'a AtomicU64) -> Positions<'a> {
-        Positions { tail, head, claim: Some(Box::leak(Box::new(AtomicU64::new(NO_CLAIM)))) }
+        static CLAIM: AtomicU64 = AtomicU64::new(NO_CLAIM);
+        Positions { tail, head, claim: Some(&CLAIM) }
     }
 
     #[test]
