@@ -66,6 +66,16 @@ fn child_entry() {
                 sequence += producer.push_batch(&batch).unwrap() as u64;
             }
         }
+        "blocked" => {
+            // Fills the queue, then sleeps waiting for room until it is killed.
+            let mut producer = node.queue::<Command>("jobs").capacity(4).mpsc().producer().unwrap();
+            let mut s = 0;
+            while producer.push(command(1, s)).is_ok() {
+                s += 1;
+            }
+            println!("full");
+            let _ = producer.push_timeout(command(1, s), None);
+        }
         "claimer" => {
             // Pushes 5 commands, then does what a producer killed between its claim and its
             // marks leaves behind: its claim announced in its entry (the first: 768) and 3
@@ -397,4 +407,30 @@ fn mpsc_producers_killed_at_random_never_stall_or_garble_the_queue() {
             consumer.abandoned()
         );
     }
+}
+
+/// An MPSC producer killed asleep waiting for room leaves its bit in the space doorbell's
+/// sleepers; the next producer to take its entry clears it, and pops are back to 0
+/// system calls (a count could not have told whose sleep was left behind).
+#[test]
+fn a_producer_killed_asleep_does_not_leave_pops_making_system_calls() {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut consumer = node.queue::<Command>("jobs").capacity(4).mpsc().consumer().unwrap();
+    let mut blocked = spawn_child("child_entry", "blocked", root.path(), &[]);
+    read_until_line(&mut BufReader::new(blocked.stdout.take().unwrap()), "full");
+    let waiting = || ringbus::inspect::snapshot(&ringbus::Root::open(root.path()).unwrap()).queues[0].producers_waiting;
+    wait_until(LIMIT, "the producer asleep", || waiting() == 1);
+    blocked.kill().unwrap();
+    blocked.wait().unwrap();
+    assert_eq!(waiting(), 1, "its bit stays until its entry is taken over");
+    let mut producer = node.queue::<Command>("jobs").mpsc().producer().unwrap();
+    assert_eq!(waiting(), 0, "the new holder of the entry cleared it");
+    let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
+    let start = counter.start().unwrap();
+    let mut out = [command(0, 0); 4];
+    assert_eq!(consumer.pop_batch(&mut out).unwrap(), 4);
+    producer.push(command(0, 0)).unwrap();
+    assert_eq!(consumer.pop().unwrap(), Some(command(0, 0)));
+    assert_eq!(counter.since(start).unwrap(), 0, "no wake for a sleeper that is gone");
 }

@@ -1,24 +1,30 @@
-//! A doorbell: one futex word and a sleepers count that wake the waiters of a command
+//! A doorbell: one futex word and a sleepers mask that wake the waiters of a command
 //! queue — its consumer when commands arrive, its producers when space frees up.
 //!
 //! The same store→load (Dekker) pattern as the topic protocol (`notify::protocol`), made
 //! cheaper for the ringer because a queue's ringer rings on every push or pop: it bumps
 //! the word only when someone sleeps. Ringer: store the data, `SeqCst` fence, load
 //! sleepers; if non-zero, bump the word (Release) and `FUTEX_WAKE` everyone. Waiter:
-//! increment sleepers, `SeqCst` fence, load the word, look for data, sleep only while the
-//! word still holds what it loaded. Either the ringer sees the sleeper (and its bump makes
+//! set its bit in sleepers, `SeqCst` fence, load the word, look for data, sleep only while
+//! the word still holds what it loaded.
+//!
+//! Sleepers is a mask with one bit per waiter *role* (the consumer; a producer entry), not
+//! a count: a waiter killed asleep leaves its own bit set, and whoever takes the role over
+//! clears exactly that bit ([`Doorbell::forget_sleeper`]) — a count could not tell whose
+//! increment was left behind, and every later ring would make a useless system call. Either the ringer sees the sleeper (and its bump makes
 //! the waiter's `FUTEX_WAIT` return or its wake wakes it), or the waiter sees the data. A
 //! waiter that saw the bumped word also sees the data (the bump is a Release after it).
 //! Model-checked by loom below.
 
-use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
+use crate::sync::{fence, futex, AtomicU32, AtomicU64, FutexWait, Ordering};
 use std::time::Duration;
 
 /// The words of one doorbell.
 #[derive(Clone, Copy)]
 pub(crate) struct Doorbell<'a> {
     pub word: &'a AtomicU32,
-    pub sleepers: &'a AtomicU32,
+    /// One bit per waiter role asleep (or about to sleep).
+    pub sleepers: &'a AtomicU64,
 }
 
 impl Doorbell<'_> {
@@ -36,11 +42,11 @@ impl Doorbell<'_> {
         true
     }
 
-    /// Waiter side: registers, looks with `ready`, sleeps at most once (at most
-    /// `timeout`). Returns what `ready` said after registering; on `false` the caller
-    /// looks again (it was woken, timed out or interrupted).
-    pub(crate) fn wait(&self, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
-        self.sleepers.fetch_add(1, Ordering::Relaxed);
+    /// Waiter side, as the role owning bit `me`: registers, looks with `ready`, sleeps at
+    /// most once (at most `timeout`). Returns what `ready` said after registering; on
+    /// `false` the caller looks again (it was woken, timed out or interrupted).
+    pub(crate) fn wait(&self, me: u64, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
+        self.sleepers.fetch_or(me, Ordering::Relaxed);
         // Pairs with the fence in `ring`.
         fence(Ordering::SeqCst);
         // Acquire: pairs with the Release bump in `ring`.
@@ -51,14 +57,20 @@ impl Doorbell<'_> {
             let _: FutexWait = futex::wait(self.word, seen, timeout);
         }
         // Release: orders the look above before a ringer can see us gone.
-        self.sleepers.fetch_sub(1, Ordering::Release);
+        self.sleepers.fetch_and(!me, Ordering::Release);
         found
     }
 
-    /// Forgets sleepers left by waiters that died asleep (only the one who owns every
-    /// waiter role may call it: a queue's new consumer for the data doorbell).
-    pub(crate) fn reset_sleepers(&self) {
-        self.sleepers.store(0, Ordering::Relaxed);
+    /// Clears bit `me`, left set by a waiter of this role that died asleep. Only the new
+    /// holder of the role may call it (it holds the role's lock, so no one else sleeps
+    /// as `me`).
+    pub(crate) fn forget_sleeper(&self, me: u64) {
+        self.sleepers.fetch_and(!me, Ordering::Relaxed);
+    }
+
+    /// How many waiter roles sleep (for inspection).
+    pub(crate) fn sleeping(&self) -> u32 {
+        self.sleepers.load(Ordering::Relaxed).count_ones()
     }
 }
 
@@ -69,7 +81,7 @@ mod loom_models {
 
     struct Bell {
         word: AtomicU32,
-        sleepers: AtomicU32,
+        sleepers: AtomicU64,
         data: AtomicU32,
     }
 
@@ -78,12 +90,12 @@ mod loom_models {
     #[test]
     fn a_waiter_is_never_lost() {
         loom::model(|| {
-            let b = Arc::new(Bell { word: AtomicU32::new(0), sleepers: AtomicU32::new(0), data: AtomicU32::new(0) });
+            let b = Arc::new(Bell { word: AtomicU32::new(0), sleepers: AtomicU64::new(0), data: AtomicU32::new(0) });
             let b2 = b.clone();
             let waiter = loom::thread::spawn(move || {
                 let bell = Doorbell { word: &b2.word, sleepers: &b2.sleepers };
                 while b2.data.load(Ordering::Acquire) == 0 {
-                    bell.wait(|| b2.data.load(Ordering::Acquire) != 0, None);
+                    bell.wait(1, || b2.data.load(Ordering::Acquire) != 0, None);
                 }
             });
             b.data.store(1, Ordering::Release);

@@ -4,7 +4,7 @@ use super::open::QueueHandle;
 use crate::error::Corruption;
 use crate::ring::commands::{BadPosition, ConsumerSide, ProducerSide};
 use crate::shm::pod::Pod;
-use crate::shm::queue::CONSUMER_LOCK_BYTE;
+use crate::shm::queue::{producer_sleeper_bit, CONSUMER_LOCK_BYTE, ONLY_SLEEPER};
 use crate::shm::segment;
 use crate::sys;
 use std::marker::PhantomData;
@@ -86,7 +86,8 @@ impl<T: Pod> Producer<T> {
             }
             let (h, side) = (&self.handle, &self.side);
             let capacity = h.config.capacity as u64;
-            h.view.space_bell().wait(|| side.has_room(h.view.positions(), capacity), left);
+            let me = self.entry.map_or(ONLY_SLEEPER, producer_sleeper_bit);
+            h.view.space_bell().wait(me, || side.has_room(h.view.positions(), capacity), left);
         }
     }
 
@@ -186,7 +187,7 @@ impl<T: Pod> Consumer<T> {
                 left = Some(left.map_or(STALL_GRACE, |l| l.min(STALL_GRACE)));
             }
             let side = &self.side;
-            h.view.data_bell().wait(|| side.has_data(h.view.positions(), &slots), left);
+            h.view.data_bell().wait(ONLY_SLEEPER, || side.has_data(h.view.positions(), &slots), left);
             if stalled {
                 // A corrupt tail is reported by the pop that follows.
                 let _ = self.skip_abandoned();

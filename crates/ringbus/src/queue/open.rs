@@ -8,7 +8,8 @@ use crate::ring::commands::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
 use crate::shm::queue::{
-    self, producer_entry_lock_byte, QueueConfig, QueueView, CONSUMER_LOCK_BYTE, MAX_QUEUE_PRODUCERS, PRODUCER_LOCK_BYTE,
+    self, producer_entry_lock_byte, producer_sleeper_bit, QueueConfig, QueueView, CONSUMER_LOCK_BYTE,
+    MAX_QUEUE_PRODUCERS, ONLY_SLEEPER, PRODUCER_LOCK_BYTE,
 };
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
@@ -90,7 +91,7 @@ impl<T: Pod> QueueBuilder<T> {
         let entry = match handle.config.mode() {
             Mode::Spsc => {
                 handle.claim(PRODUCER_LOCK_BYTE, "producer")?;
-                handle.view.space_bell().reset_sleepers();
+                handle.view.space_bell().forget_sleeper(ONLY_SLEEPER);
                 None
             }
             Mode::Mpsc => Some(handle.claim_producer_entry()?),
@@ -113,9 +114,9 @@ impl<T: Pod> QueueBuilder<T> {
     pub fn consumer(self) -> Result<Consumer<T>, OpenError> {
         let handle = self.open()?.expect("created if missing");
         handle.claim(CONSUMER_LOCK_BYTE, "consumer")?;
-        // Only the consumer sleeps on the data doorbell: whatever count is there was left
-        // by a consumer that died asleep.
-        handle.view.data_bell().reset_sleepers();
+        // Only the consumer sleeps on the data doorbell: its bit, if set, was left by a
+        // consumer that died asleep.
+        handle.view.data_bell().forget_sleeper(ONLY_SLEEPER);
         let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
         Ok(Consumer { handle, side, stall: None, abandoned: 0, _command: PhantomData })
     }
@@ -192,13 +193,14 @@ impl QueueHandle {
         Err(OpenError::TooMany { topic: self.name.clone(), role, limit: 1 })
     }
 
-    /// MPSC: takes the first free producer entry (its lock) and clears its claim word,
-    /// which a producer that held the entry and died may have left announced.
+    /// MPSC: takes the first free producer entry (its lock) and clears its claim word and
+    /// sleeper bit, which a producer that held the entry and died may have left behind.
     fn claim_producer_entry(&self) -> Result<u32, OpenError> {
         for entry in 0..MAX_QUEUE_PRODUCERS {
             let byte = producer_entry_lock_byte(entry);
             if sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
                 self.view.claim(entry).store(NO_CLAIM, crate::sync::Ordering::Relaxed);
+                self.view.space_bell().forget_sleeper(producer_sleeper_bit(entry));
                 return Ok(entry);
             }
         }

@@ -5,8 +5,8 @@
 //!    0 QueueHeader (512 B): SegmentHeader, QueueConfig, command type, name
 //!  512 tail       next position producers claim         (producers' line; SPSC lock byte)
 //!  576 head       next position the consumer reads      (consumer's line; its lock byte)
-//!  640 data doorbell: word, sleepers                    (the consumer sleeps here)
-//!  704 space doorbell: word, sleepers                   (producers sleep here)
+//!  640 data doorbell: word (u32), sleepers mask (u64 at +8)   (the consumer sleeps here)
+//!  704 space doorbell: word, sleepers mask                    (producers sleep here)
 //!  768 producer entries: 64 × 64 B, MPSC only; each its producer's lock byte and claim
 //!      word (the position it is claiming from, or NO_CLAIM; see `ring::commands`)
 //! 4864 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
@@ -43,6 +43,16 @@ const _: () = assert!(SLOTS_OFFSET == 4864);
 /// The liveness lock bytes: the SPSC producer's and the consumer's.
 pub(crate) const PRODUCER_LOCK_BYTE: u64 = TAIL_OFFSET as u64;
 pub(crate) const CONSUMER_LOCK_BYTE: u64 = HEAD_OFFSET as u64;
+
+/// The consumer's bit in the data doorbell's sleepers, and the SPSC producer's in the
+/// space doorbell's.
+pub(crate) const ONLY_SLEEPER: u64 = 1;
+
+/// MPSC producer entry `entry`'s bit in the space doorbell's sleepers.
+pub(crate) fn producer_sleeper_bit(entry: u32) -> u64 {
+    1 << entry
+}
+const _: () = assert!(MAX_QUEUE_PRODUCERS <= 64, "one sleeper bit per producer entry");
 
 /// The liveness lock byte of MPSC producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
 pub(crate) fn producer_entry_lock_byte(entry: u32) -> u64 {
@@ -193,8 +203,8 @@ fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderErro
 pub(crate) struct QueueView {
     tail: NonNull<AtomicU64>,
     head: NonNull<AtomicU64>,
-    data_bell: [NonNull<AtomicU32>; 2],
-    space_bell: [NonNull<AtomicU32>; 2],
+    data_bell: (NonNull<AtomicU32>, NonNull<AtomicU64>),
+    space_bell: (NonNull<AtomicU32>, NonNull<AtomicU64>),
     /// The producer entries' claim words (MPSC).
     claims: [NonNull<AtomicU64>; MAX_QUEUE_PRODUCERS as usize],
     slots: NonNull<u8>,
@@ -216,13 +226,15 @@ impl QueueView {
     /// Locates the words and slots of `region`, whose header `config` was read from and
     /// validated, and keeps the region.
     pub(crate) fn new(region: Region, config: &QueueConfig) -> QueueView {
-        let word = |offset| NonNull::from(region.get::<AtomicU32>(offset));
+        let bell = |offset| {
+            (NonNull::from(region.get::<AtomicU32>(offset)), NonNull::from(region.get::<AtomicU64>(offset + 8)))
+        };
         let slots_len = config.capacity as usize * config.slot_stride as usize;
         QueueView {
             tail: NonNull::from(region.get::<AtomicU64>(TAIL_OFFSET)),
             head: NonNull::from(region.get::<AtomicU64>(HEAD_OFFSET)),
-            data_bell: [word(DATA_BELL_OFFSET), word(DATA_BELL_OFFSET + 4)],
-            space_bell: [word(SPACE_BELL_OFFSET), word(SPACE_BELL_OFFSET + 4)],
+            data_bell: bell(DATA_BELL_OFFSET),
+            space_bell: bell(SPACE_BELL_OFFSET),
             claims: std::array::from_fn(|entry| {
                 NonNull::from(region.get::<AtomicU64>(PRODUCERS_OFFSET + entry * PRODUCER_ENTRY_BYTES))
             }),
@@ -251,9 +263,9 @@ impl QueueView {
         unsafe { self.claims[entry as usize].as_ref() }
     }
 
-    fn bell(&self, words: &[NonNull<AtomicU32>; 2]) -> Doorbell<'_> {
+    fn bell(&self, words: &(NonNull<AtomicU32>, NonNull<AtomicU64>)) -> Doorbell<'_> {
         // SAFETY: as in `positions`.
-        unsafe { Doorbell { word: words[0].as_ref(), sleepers: words[1].as_ref() } }
+        unsafe { Doorbell { word: words.0.as_ref(), sleepers: words.1.as_ref() } }
     }
 
     /// The doorbell the consumer sleeps on.

@@ -68,7 +68,7 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         consumer_alive: locked(CONSUMER_LOCK_BYTE),
         producer_alive: producers_alive > 0,
         producers_alive,
-        consumer_asleep: view.data_bell().sleepers.load(Ordering::Relaxed) != 0,
-        producers_waiting: view.space_bell().sleepers.load(Ordering::Relaxed),
+        consumer_asleep: view.data_bell().sleeping() != 0,
+        producers_waiting: view.space_bell().sleeping(),
     }))
 }
