@@ -141,9 +141,12 @@ impl<Req: Pod, Resp: Pod> Drop for Server<Req, Resp> {
     }
 }
 
-/// Calls one service.
+/// Calls one service. It follows the service across server restarts: when the server it
+/// knew is gone, a call looks for the request queue of a new one by name.
 #[derive(Debug)]
 pub struct Client<Req: Pod, Resp: Pod> {
+    node: Node,
+    service: String,
     id: u64,
     next: u64,
     requests: Producer<Envelope<Req>>,
@@ -156,7 +159,24 @@ impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
         let id = crate::sys::random::u64().map_err(crate::error::io_err("draw a client id in", node.root_path()))?;
         let requests = node.queue::<Envelope<Req>>(&requests_name(service)).mpsc().producer()?;
         let responses = node.queue::<Envelope<Resp>>(&responses_name(service, id)).capacity(capacity).consumer()?;
-        Ok(Client { id, next: 0, requests, responses })
+        Ok(Client { node: node.clone(), service: service.into(), id, next: 0, requests, responses })
+    }
+
+    /// Whether a server is alive: the one this client knew, or a new one that recreated
+    /// the request queue after the old one left (whose queue this client then uses).
+    fn server_alive(&mut self) -> Result<bool, CallError> {
+        if self.requests.consumer_alive() {
+            return Ok(true);
+        }
+        let reopened = self.node.queue::<Envelope<Req>>(&requests_name(&self.service)).mpsc().existing_producer();
+        match reopened {
+            Ok(Some(requests)) if requests.consumer_alive() => {
+                self.requests = requests;
+                Ok(true)
+            }
+            // No server, or a queue that cannot be opened: the server is what is missing.
+            _ => Ok(false),
+        }
     }
 
     /// Sends `request` and waits at most `timeout` for its response.
@@ -165,7 +185,7 @@ impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
         self.next += 1;
         let envelope = Envelope { id: self.next, client: self.id, body: request };
         loop {
-            if !self.requests.consumer_alive() {
+            if !self.server_alive()? {
                 return Err(CallError::ServerGone);
             }
             let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
@@ -188,6 +208,7 @@ impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
                 return Err(CallError::Timeout);
             }
             if !self.responses.wait(Some(left.min(LIVENESS_CHECK))) && !self.requests.consumer_alive() {
+                // The request went to the server that left; a new one never saw it.
                 return Err(CallError::ServerGone);
             }
         }

@@ -97,6 +97,7 @@ fn a_timed_out_call_then_a_killed_server_fail_with_typed_errors() {
         let mut server = start_server(&root);
         let mut fresh = Client::<u64, u64>::new(&node, "math", 8).unwrap();
         assert_eq!(fresh.call(20, LIMIT).unwrap(), 41);
+        assert_eq!(client.call(21, LIMIT).unwrap(), 43, "the old client reaches the new server too");
         server.kill().unwrap();
         server.wait().unwrap();
         drop((client, fresh));
@@ -129,5 +130,31 @@ fn a_killed_client_leaves_nothing_on_the_server() {
         assert_eq!(server.sweep_clients(), 0, "the dead client is forgotten");
         assert_eq!(response_queues(), 0, "and its response queue removed");
         drop(answered);
+    });
+}
+
+/// A server that leaves cleanly removes its request queue; the next one creates a new
+/// queue under the same name, and a client made before both follows it.
+#[test]
+fn a_client_follows_the_service_across_a_clean_server_restart() {
+    with_watchdog(LIMIT * 2, "server restart", || {
+        let root = TestRoot::new();
+        let node = root.node("both");
+        let serve = |node: Node, answer: u64| {
+            let server = Server::<u64, u64>::new(&node, "svc", 8).unwrap();
+            std::thread::spawn(move || {
+                let mut server = server;
+                while server.serve_once(Some(Duration::from_secs(5)), |_| answer).unwrap() == 0 {}
+                // Answered one call; dropping the server removes its request queue.
+            })
+        };
+        let first = serve(node.clone(), 1);
+        let mut client = Client::<u64, u64>::new(&node, "svc", 8).unwrap();
+        assert_eq!(client.call(0, LIMIT).unwrap(), 1);
+        first.join().unwrap();
+        assert_eq!(client.call(0, Duration::from_millis(100)), Err(CallError::ServerGone), "between servers");
+        let second = serve(node.clone(), 2);
+        assert_eq!(client.call(0, LIMIT).unwrap(), 2, "the new server's queue, found by name");
+        second.join().unwrap();
     });
 }
