@@ -32,7 +32,7 @@ pub fn measure(frames: u64) -> Result<UdpRow> {
     let receiver = UdpSocket::bind("127.0.0.1:0")?;
     receiver.set_read_timeout(Some(Duration::from_secs(1)))?;
     receiver.send_to(&heartbeat(2), b)?; // the receiver becomes a link of endpoint b
-    while runtime.router.links().len() < 1 {
+    while runtime.router.links().is_empty() {
         std::thread::sleep(Duration::from_millis(1));
     }
     let received = Arc::new(AtomicU64::new(0));

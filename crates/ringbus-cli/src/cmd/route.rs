@@ -162,7 +162,7 @@ impl CtlArgs {
             CtlOp::Add { spec } => (Request::Add { endpoint: spec.clone() }, false),
             CtlOp::Remove { name } => (Request::Remove { name: name.clone() }, false),
         };
-        let reply = control::request(&path, &request).map_err(|e| Failure::NotFound(e))?;
+        let reply = control::request(&path, &request).map_err(Failure::NotFound)?;
         if !reply.ok {
             return Err(Failure::Usage(reply.error.unwrap_or_else(|| "the router refused".into())).into());
         }

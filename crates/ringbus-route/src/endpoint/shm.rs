@@ -26,7 +26,10 @@ pub fn start(context: &Context, topic: &str) -> std::io::Result<Started> {
     let writing = spawn(format!("shm write {topic}"), move || {
         // A full pool (subscribers holding every chunk) loses the frame, like a full
         // socket buffer would.
-        drain(&writer_context, frames, |bytes| publisher.publish_copy(bytes).is_ok() || true);
+        drain(&writer_context, frames, |bytes| {
+            let _ = publisher.publish_copy(bytes);
+            true
+        });
     })?;
     let context = context.clone();
     let reading = spawn(format!("shm read {topic}"), move || {
