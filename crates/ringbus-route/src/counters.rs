@@ -1,20 +1,42 @@
 //! A link's counters: relaxed atomic adds on the forwarding path (no lock, no fence), read
-//! whole by the control interface.
+//! whole by the control interface. What comes in is counted by the link's own reading
+//! thread only; what goes out is counted by every forwarding thread, so those counters are
+//! sharded — [`SHARDS`] cache-line-aligned copies, each thread adding to its own — and
+//! summed when read: two threads sending to the same link do not fight over one line.
 
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Copies of the outgoing counters per link.
+pub const SHARDS: usize = 4;
+
+/// The counters forwarding threads add to, one cache line per shard.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Out {
+    frames: AtomicU64,
+    bytes: AtomicU64,
+    filtered: AtomicU64,
+    dropped: AtomicU64,
+}
 
 /// Live counters of one link.
 #[derive(Debug, Default)]
 pub struct Counters {
     frames_in: AtomicU64,
     bytes_in: AtomicU64,
-    frames_out: AtomicU64,
-    bytes_out: AtomicU64,
     filtered_in: AtomicU64,
-    filtered_out: AtomicU64,
-    dropped_out: AtomicU64,
     garbage_bytes: AtomicU64,
+    out: [Out; SHARDS],
+}
+
+/// This thread's shard: threads take shards in turn as they first count something.
+fn shard() -> usize {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    thread_local! {
+        static SHARD: usize = (NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS as u64) as usize;
+    }
+    SHARD.with(|s| *s)
 }
 
 /// The counters of one link at one moment (what `ringbus route ctl list` shows).
@@ -46,9 +68,14 @@ impl Counters {
         add(&self.bytes_in, bytes as u64);
     }
 
+    fn out(&self) -> &Out {
+        &self.out[shard()]
+    }
+
     pub fn sent(&self, bytes: usize) {
-        add(&self.frames_out, 1);
-        add(&self.bytes_out, bytes as u64);
+        let out = self.out();
+        add(&out.frames, 1);
+        add(&out.bytes, bytes as u64);
     }
 
     pub fn filtered_in(&self) {
@@ -56,11 +83,11 @@ impl Counters {
     }
 
     pub fn filtered_out(&self) {
-        add(&self.filtered_out, 1);
+        add(&self.out().filtered, 1);
     }
 
     pub fn dropped_out(&self) {
-        add(&self.dropped_out, 1);
+        add(&self.out().dropped, 1);
     }
 
     pub fn garbage(&self, bytes: u64) {
@@ -71,14 +98,15 @@ impl Counters {
 
     pub fn snapshot(&self) -> CounterSnapshot {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let sum = |f: fn(&Out) -> &AtomicU64| self.out.iter().map(|o| get(f(o))).sum();
         CounterSnapshot {
             frames_in: get(&self.frames_in),
             bytes_in: get(&self.bytes_in),
-            frames_out: get(&self.frames_out),
-            bytes_out: get(&self.bytes_out),
+            frames_out: sum(|o| &o.frames),
+            bytes_out: sum(|o| &o.bytes),
             filtered_in: get(&self.filtered_in),
-            filtered_out: get(&self.filtered_out),
-            dropped_out: get(&self.dropped_out),
+            filtered_out: sum(|o| &o.filtered),
+            dropped_out: sum(|o| &o.dropped),
             garbage_bytes: get(&self.garbage_bytes),
         }
     }

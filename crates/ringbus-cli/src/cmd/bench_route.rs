@@ -25,7 +25,7 @@ link in a loop all the while. Two figures per thread, ns per frame over --frames
 Rows: the median of --repeat runs, with min and max; lockfree ÷ mutex per row. Then,
 unless --udp-frames 0: a real router with two udp-in endpoints on 127.0.0.1; a sender
 sends HEARTBEATs to one, a receiver reads them from the other; the sender keeps at most
-64 frames in flight (the receiver keeps up); frames/s and frames lost.
+128 frames in flight (the receiver keeps up); frames/s and frames lost.
 
 Targets (issue 8), reported as measured: decision with 2 threads ≤ 0.5 × the mutex
 table's ns/frame; ≥ 100000 frames/s through UDP loopback with no loss.";
@@ -93,7 +93,7 @@ impl RouteBenchArgs {
         );
         print!("{}", report::markdown(&rows));
         if let Some(u) = &udp {
-            println!("\n### End to end through UDP loopback (two udp-in endpoints, at most 64 frames in flight)\n");
+            println!("\n### End to end through UDP loopback (two udp-in endpoints, at most 128 frames in flight)\n");
             print!("{}", report::udp_markdown(u));
         }
         for target in report::targets(&rows, udp.as_ref()) {
