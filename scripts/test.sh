@@ -24,6 +24,8 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; t
 fi
 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p ringbus --lib --locked
 
+step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
+
 step "leftovers"
 leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
 if [ -n "$leftover" ]; then

@@ -24,6 +24,10 @@
 //! in another process, on another CPU), with rtrb and crossbeam's `ArrayQueue` as
 //! in-process anchors, for batches of 1, 8 and 64.
 //!
+//! [`route`] is seed 004's router: ns per routing decision and per forwarded frame through
+//! `ringbus-route`'s lock-free link table against the same list behind a mutex, 1 and 2
+//! forwarding threads, with and without link churn; and frames/s through UDP loopback.
+//!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
 //! which must hand its argument to [`worker::run`].
 //!
@@ -37,6 +41,7 @@ pub mod interrupt;
 pub mod plot;
 pub mod polling;
 pub mod report;
+pub mod route;
 pub mod stats;
 pub mod tokens;
 pub mod wake;

@@ -3,6 +3,7 @@
 use super::bench_fanout::FanoutArgs;
 use super::bench_polling::PollingArgs;
 use super::bench_ring::RingArgs;
+use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
 use std::path::PathBuf;
@@ -13,7 +14,8 @@ use std::path::PathBuf;
     ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
     ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
     ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
-    ringbus bench ring --quick --json ring.json --plot ring.svg")]
+    ringbus bench ring --quick --json ring.json --plot ring.svg\n  \
+    ringbus bench route --quick --json route.json --plot route.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -36,6 +38,9 @@ enum Which {
     /// Command ring push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
     #[command(long_about = super::bench_ring::LONG_ABOUT)]
     Ring(RingArgs),
+    /// MAVLink routing cost: lock-free link table vs the seed's mutex, 1-2 threads, with and without link churn; UDP frames/s.
+    #[command(long_about = super::bench_route::LONG_ABOUT)]
+    Route(RouteBenchArgs),
 }
 
 impl BenchArgs {
@@ -46,6 +51,7 @@ impl BenchArgs {
             Which::Wake(args) => args.run(),
             Which::Polling(args) => args.run(),
             Which::Ring(args) => args.run(),
+            Which::Route(args) => args.run(),
         }
     }
 }

@@ -4,6 +4,7 @@ mod bench;
 mod bench_fanout;
 mod bench_polling;
 mod bench_ring;
+mod bench_route;
 mod bench_tokens;
 mod bench_wake;
 mod bench_worker;
@@ -17,6 +18,7 @@ mod json;
 mod list;
 pub mod output;
 mod publish;
+mod route;
 mod session;
 mod top;
 
@@ -36,6 +38,9 @@ pub enum Command {
     Clean(clean::CleanArgs),
     /// A live view of topics and subscribers: rates, bandwidth, lag, drops, wake system calls.
     Top(top::TopArgs),
+    /// A MAVLink router between UDP, TCP and ringbus topics; `route ctl` talks to a running one.
+    #[command(long_about = route::LONG_ABOUT)]
+    Route(route::RouteArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Checks what ringbus needs from this machine and says how to fix each problem.
@@ -70,6 +75,7 @@ impl Command {
             Command::Hz(args) => args.run(),
             Command::Clean(args) => args.run(),
             Command::Top(args) => args.run(),
+            Command::Route(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::Doctor(args) => args.run(),
             Command::Completions(args) => args.run(cli()),

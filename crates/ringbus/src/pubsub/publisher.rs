@@ -201,6 +201,14 @@ impl Publisher {
         self.stats
     }
 
+    /// Who this publisher is, as its subscribers see it in [`Sample::publisher`]: lets a
+    /// process that also subscribes to the topic recognise (and skip) its own messages.
+    ///
+    /// [`Sample::publisher`]: super::Sample::publisher
+    pub fn id(&self) -> super::PublisherId {
+        super::PublisherId { slot: self.slot, incarnation: self.incarnation }
+    }
+
     /// The topic's name.
     pub fn topic_name(&self) -> &str {
         &self.topic.name

@@ -14,6 +14,8 @@ use std::time::{Duration, SystemTime};
 pub struct View<'a> {
     pub root: &'a Path,
     pub rows: &'a [TopicRow],
+    /// MAVLink routers: their links' counters, shown under the topics.
+    pub routers: &'a [ringbus_route::runtime::Status],
     pub order: Order,
     /// Time between the two snapshots the rates come from (zero: no rates yet).
     pub elapsed: Duration,
@@ -68,6 +70,12 @@ pub fn render(view: &View, width: Option<usize>, height: Option<usize>) -> Vec<L
         lines.push(Line::new(format!("(no topics in {})", view.root.display()), Tone::Plain));
     } else {
         lines.extend(table(view));
+    }
+    if !view.routers.is_empty() {
+        lines.push(Line::new("", Tone::Plain));
+        lines.push(Line::new("MAVLink router links (ringbus route)", Tone::Bold));
+        let links = crate::cmd::route::links_table(view.routers);
+        lines.extend(links.render(None).into_iter().map(|text| Line::new(text, Tone::Plain)));
     }
     if let Some(height) = height.filter(|&h| lines.len() > h) {
         let hidden = lines.len() + 1 - height;
@@ -247,7 +255,14 @@ mod tests {
     }
 
     fn view(rows: &[TopicRow], elapsed: Duration) -> View<'_> {
-        View { root: Path::new("/r"), rows, order: Order { key: SortKey::Rate, reversed: false }, elapsed, live: true }
+        View {
+            root: Path::new("/r"),
+            rows,
+            routers: &[],
+            order: Order { key: SortKey::Rate, reversed: false },
+            elapsed,
+            live: true,
+        }
     }
 
     #[test]

@@ -57,18 +57,21 @@ fn parse_interval(text: &str) -> Result<f64, String> {
 pub struct Sample {
     pub root: PathBuf,
     pub topics: Vec<TopicInfo>,
+    /// Every MAVLink router answering on a control socket in the default directory.
+    pub routers: Vec<ringbus_route::runtime::Status>,
     pub at: Instant,
 }
 
-/// Reads the root; one that does not exist yet has no topics.
+/// Reads the root (one that does not exist yet has no topics) and asks the routers.
 fn sample() -> anyhow::Result<Sample> {
     let at = Instant::now();
+    let routers = ringbus_route::control::all_statuses(&ringbus_route::control::default_dir());
     Ok(match super::existing_root()? {
         Some(root) => {
             let snap = inspect::snapshot(&root);
-            Sample { root: snap.root, topics: snap.topics, at }
+            Sample { root: snap.root, topics: snap.topics, routers, at }
         }
-        None => Sample { root: ringbus::Root::default_path(), topics: Vec::new(), at },
+        None => Sample { root: ringbus::Root::default_path(), topics: Vec::new(), routers, at },
     })
 }
 
@@ -97,9 +100,11 @@ impl TopArgs {
         let mut rows = rows::diff(&before.topics, &after.topics, elapsed);
         rows::sort(&mut rows, order);
         if self.json.json {
-            print_json(&json::top(&after.root, self.interval, elapsed, order, &rows));
+            let mut value = json::top(&after.root, self.interval, elapsed, order, &rows);
+            value["routers"] = serde_json::to_value(&after.routers)?;
+            print_json(&value);
         } else {
-            let view = View { root: &after.root, rows: &rows, order, elapsed, live: false };
+            let view = View { root: &after.root, rows: &rows, routers: &after.routers, order, elapsed, live: false };
             for line in frame::render(&view, None, None) {
                 println!("{}", line.painted());
             }

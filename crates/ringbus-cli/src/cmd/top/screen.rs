@@ -35,7 +35,7 @@ pub fn run(
     loop {
         rows::sort(&mut rows, order);
         let (width, height) = terminal::size()?;
-        let view = View { root: &before.root, rows: &rows, order, elapsed, live: true };
+        let view = View { root: &before.root, rows: &rows, routers: &before.routers, order, elapsed, live: true };
         draw(&mut out, &frame::render(&view, Some(width.into()), Some(height.into())), height)?;
         let due = before.at + interval;
         let mut event_came = false;
@@ -195,6 +195,7 @@ mod tests {
         let view = View {
             root: std::path::Path::new("/r"),
             rows: &[],
+            routers: &[],
             order: Order { key: rows::SortKey::Name, reversed: false },
             elapsed: Duration::ZERO,
             live: true,

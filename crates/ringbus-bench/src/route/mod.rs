@@ -1,0 +1,111 @@
+//! The router benchmark (issue 8, seed 004): what one routing decision and one forwarded
+//! frame cost through `ringbus-route`'s lock-free link table against the seed's design —
+//! the same list behind one mutex held for the whole decision — with 1 and 2 forwarding
+//! threads, with and without a thread adding and removing links all the while; and frames
+//! per second end to end through a real router between two UDP endpoints on loopback.
+//!
+//! Per run: a router with `links` links (sinks that count and discard), each having heard
+//! one system; each forwarding thread has its own source link and routes, in turn, a
+//! HEARTBEAT (to everyone) and a COMMAND_LONG targeted at one system. `decision`: the
+//! list's load and the decision for every link (`Router::count_destinations`); `forward`:
+//! `Router::receive` — input filter, learning, decision, output filters, counters, the
+//! sinks. Rows are the median over `repeat` runs, the two tables alternating.
+
+mod measure;
+pub mod plot;
+pub mod report;
+mod udp;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+pub use report::{RouteRow, UdpRow};
+
+/// Which link table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Table {
+    #[serde(rename = "lockfree")]
+    LockFree,
+    #[serde(rename = "mutex")]
+    Mutex,
+}
+
+impl Table {
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::LockFree => "lockfree",
+            Table::Mutex => "mutex",
+        }
+    }
+}
+
+/// What a row measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Metric {
+    Decision,
+    Forward,
+}
+
+/// The forwarding threads and whether links churn: a group of the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    pub threads: u32,
+    pub churn: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct RouteConfig {
+    /// Frames each forwarding thread routes per metric and run.
+    pub frames: u64,
+    pub repeat: u32,
+    /// Links in the table besides the sources.
+    pub links: usize,
+    pub threads: Vec<u32>,
+    /// Frames sent through UDP loopback (0: skip).
+    pub udp_frames: u64,
+}
+
+/// One measured run.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    pub table: Table,
+    pub group: Group,
+    pub repetition: u32,
+}
+
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let churn = if self.group.churn { ", churn" } else { "" };
+        write!(f, "{} {} thread(s){churn} (run {})", self.table.name(), self.group.threads, self.repetition + 1)
+    }
+}
+
+pub fn plan(config: &RouteConfig) -> Vec<Run> {
+    let groups: Vec<Group> =
+        config.threads.iter().flat_map(|&threads| [false, true].map(|churn| Group { threads, churn })).collect();
+    crate::runs::alternating(config.repeat, &groups, &[Table::LockFree, Table::Mutex])
+        .into_iter()
+        .map(|(repetition, group, table)| Run { table, group, repetition })
+        .collect()
+}
+
+/// Every run of the plan, then the UDP run; rows per (metric, group, table).
+pub fn run(
+    config: &RouteConfig,
+    progress: &mut dyn crate::runs::Progress<Run>,
+) -> Result<(Vec<RouteRow>, Option<UdpRow>)> {
+    let runs = plan(config);
+    let mut measured = Vec::with_capacity(runs.len());
+    for (k, r) in runs.iter().enumerate() {
+        crate::interrupt::check()?;
+        progress.run(k, runs.len(), r);
+        measured.push(measure::measure(r, config));
+    }
+    let udp = match config.udp_frames {
+        0 => None,
+        n => Some(udp::measure(n)?),
+    };
+    Ok((report::rows(config, &measured), udp))
+}

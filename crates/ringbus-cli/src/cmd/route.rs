@@ -1,0 +1,240 @@
+//! `ringbus route`: runs a MAVLink router (the `ringbus-route` crate) with the endpoints of
+//! a configuration file and of `--endpoint` flags, answering `ringbus route ctl` on its
+//! control socket until Ctrl-C or SIGTERM.
+
+use super::output::{print_json, Failure, JsonFlag, Table};
+use anyhow::{Context, Result};
+use ringbus_route::config::{Config, EndpointConfig};
+use ringbus_route::control::{self, Reply, Request};
+use ringbus_route::router::DEFAULT_EXPIRY_MS;
+use ringbus_route::runtime::{Runtime, Status};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub const LONG_ABOUT: &str = "\
+Routes MAVLink frames between UDP, TCP and ringbus-topic endpoints. Frames are read whole
+(v1 and v2, checksums checked with the dialect's CRC_EXTRA, garbage skipped) and forwarded
+byte for byte — signed frames pass intact. Each link learns which (system, component) it
+heard; a frame with a target goes only to links where its target was heard within
+--expiry-ms (component 0: any component of the system), a frame without one everywhere,
+never back out of the link it came in. Filters per endpoint (config file) allow or block
+by message id, source system and source component, in and out.
+
+Endpoints, as NAME=TYPE:ADDRESS:
+  udp-in:HOST:PORT    UDP server; every peer that sends to it is served (a link each)
+  udp-out:HOST:PORT   UDP to one address; replies are routed too
+  tcp-in:HOST:PORT    TCP server; every connection is a link
+  tcp-out:HOST:PORT   TCP client, reconnecting with backoff (100 ms to 5 s)
+  shm:TOPIC           a ringbus topic, one frame per message, published and taken
+
+The control socket (--control, default $RINGBUS_ROUTE_DIR, $XDG_RUNTIME_DIR/ringbus-route
+or /tmp/ringbus-route-UID, file NAME.sock) takes `ringbus route ctl list|add|remove`;
+`ringbus top` shows every router's links from there.";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ringbus route --endpoint gcs=udp-in:0.0.0.0:14550 --endpoint fc=tcp-out:127.0.0.1:5760
+  ringbus route --config router.toml --name main
+  ringbus route ctl list                           # links with frames/bytes in and out, filtered, dropped
+  ringbus route ctl add radio=udp-out:192.168.1.20:14550
+  ringbus route ctl remove radio
+  ringbus route ctl --name main list --json";
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, after_help = AFTER_HELP)]
+pub struct RouteArgs {
+    #[command(subcommand)]
+    ctl: Option<RouteCommand>,
+
+    /// A TOML configuration file (format in the README). Example: --config router.toml
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// An endpoint, NAME=TYPE:ADDRESS; repeat for more. Example: --endpoint gcs=udp-in:0.0.0.0:14550
+    #[arg(long = "endpoint", short = 'e', value_name = "SPEC", value_parser = EndpointConfig::parse_spec)]
+    endpoints: Vec<EndpointConfig>,
+
+    #[command(flatten)]
+    socket: SocketArgs,
+
+    /// How long a learned route lasts unless heard again [default: 10000, or the file's]. Example: --expiry-ms 5000
+    #[arg(long, value_name = "MS")]
+    expiry_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+struct SocketArgs {
+    /// The router's name: its control socket is NAME.sock [default: the file's, else "default"]. Example: --name main
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// The control socket's path, instead of the default directory. Example: --control /tmp/r.sock
+    #[arg(long, value_name = "PATH")]
+    control: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum RouteCommand {
+    /// Talk to a running router: list its links, add or remove an endpoint.
+    Ctl(CtlArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    ringbus route ctl list\n  \
+    ringbus route ctl list --json\n  \
+    ringbus route ctl add gcs2=udp-in:0.0.0.0:14551\n  \
+    ringbus route ctl remove gcs2")]
+struct CtlArgs {
+    #[command(flatten)]
+    socket: SocketArgs,
+    #[command(subcommand)]
+    op: CtlOp,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum CtlOp {
+    /// Endpoints and links with their counters.
+    List(JsonFlag),
+    /// Start an endpoint, NAME=TYPE:ADDRESS; prints its bound address if it has one.
+    Add { spec: String },
+    /// Stop an endpoint; when this returns, none of its links is sent anything any more.
+    Remove { name: String },
+}
+
+impl SocketArgs {
+    fn path(&self, file_name: Option<&str>) -> PathBuf {
+        let name = self.name.as_deref().or(file_name).unwrap_or("default");
+        self.control.clone().unwrap_or_else(|| control::default_path(name))
+    }
+}
+
+impl RouteArgs {
+    pub fn run(self) -> Result<()> {
+        match self.ctl {
+            Some(RouteCommand::Ctl(ctl)) => ctl.run(),
+            None => self.serve(),
+        }
+    }
+
+    fn serve(self) -> Result<()> {
+        let file = match &self.config {
+            Some(path) => Config::load(path).map_err(Failure::Usage)?,
+            None => Config::default(),
+        };
+        let mut endpoints = file.endpoints.clone();
+        endpoints.extend(self.endpoints.iter().cloned());
+        if endpoints.is_empty() {
+            return Err(Failure::Usage("no endpoint: give --endpoint NAME=TYPE:ADDRESS or --config FILE".into()).into());
+        }
+        let name = self.socket.name.clone().or(file.router.name.clone()).unwrap_or_else(|| "default".into());
+        let path =
+            self.socket.control.clone().or(file.router.control.clone()).unwrap_or_else(|| control::default_path(&name));
+        let expiry_ms = self.expiry_ms.or(file.router.expiry_ms).unwrap_or(DEFAULT_EXPIRY_MS);
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
+        let runtime = Runtime::new(&name, expiry_ms).context("cannot start the router's clock thread")?;
+        for endpoint in endpoints {
+            let (name, kind) = (endpoint.name.clone(), endpoint.kind);
+            let local = runtime.add(endpoint).map_err(anyhow::Error::msg)?;
+            let at = local.map(|a| format!(" on {a}")).unwrap_or_default();
+            eprintln!("ringbus route: endpoint {name} ({kind}){at}");
+        }
+        let control = control::serve(&path, runtime.clone(), stop.clone())
+            .with_context(|| format!("cannot serve the control socket {}", path.display()))?;
+        eprintln!("ringbus route: control socket {}", path.display());
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let _ = control.join();
+        runtime.shutdown();
+        Ok(())
+    }
+}
+
+impl CtlArgs {
+    fn run(self) -> Result<()> {
+        let path = self.socket.path(None);
+        let (request, json) = match &self.op {
+            CtlOp::List(flag) => (Request::List, flag.json),
+            CtlOp::Add { spec } => (Request::Add { endpoint: spec.clone() }, false),
+            CtlOp::Remove { name } => (Request::Remove { name: name.clone() }, false),
+        };
+        let reply = control::request(&path, &request).map_err(Failure::NotFound)?;
+        if !reply.ok {
+            return Err(Failure::Usage(reply.error.unwrap_or_else(|| "the router refused".into())).into());
+        }
+        print_reply(&reply, json)
+    }
+}
+
+fn print_reply(reply: &Reply, json: bool) -> Result<()> {
+    if let Some(status) = &reply.status {
+        if json {
+            print_json(&serde_json::to_value(status)?);
+        } else {
+            print_status(status);
+        }
+    }
+    if let Some(local) = &reply.local {
+        println!("{local}");
+    }
+    if let Some(n) = reply.removed_links {
+        println!("removed, with {n} link(s)");
+    }
+    Ok(())
+}
+
+/// The links table of `status` (also used by `ringbus top`).
+pub fn links_table(statuses: &[Status]) -> Table {
+    let mut table = Table::new(&[
+        "router",
+        "endpoint",
+        "link",
+        "peer",
+        "frames in",
+        "frames out",
+        "bytes in",
+        "bytes out",
+        "filtered",
+        "dropped",
+        "garbage",
+    ]);
+    for status in statuses {
+        for l in &status.links {
+            let c = &l.counters;
+            table.row(vec![
+                status.name.clone(),
+                l.endpoint.clone(),
+                l.id.to_string(),
+                l.peer.clone(),
+                c.frames_in.to_string(),
+                c.frames_out.to_string(),
+                c.bytes_in.to_string(),
+                c.bytes_out.to_string(),
+                (c.filtered_in + c.filtered_out).to_string(),
+                c.dropped_out.to_string(),
+                c.garbage_bytes.to_string(),
+            ]);
+        }
+    }
+    table
+}
+
+fn print_status(status: &Status) {
+    println!("router {} (pid {}), {} unroutable targeted frame(s)", status.name, status.pid, status.unroutable);
+    let mut endpoints = Table::new(&["endpoint", "type", "address", "bound"]);
+    for e in &status.endpoints {
+        endpoints.row(vec![
+            e.name.clone(),
+            e.kind.to_string(),
+            e.address.clone(),
+            e.local.clone().unwrap_or("-".into()),
+        ]);
+    }
+    endpoints.print();
+    println!();
+    links_table(std::slice::from_ref(status)).print();
+}

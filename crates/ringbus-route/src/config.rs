@@ -1,0 +1,205 @@
+//! The router's configuration: a TOML file (one `[[endpoint]]` table per endpoint, in the
+//! spirit of mavlink-router's sections) and the one-line endpoint specs that
+//! `ringbus route --endpoint` and `ringbus route ctl add` take.
+//!
+//! ```toml
+//! [router]
+//! name = "main"            # names the control socket; default "default"
+//! expiry_ms = 10000        # a learned route lasts this long unless heard again
+//!
+//! [[endpoint]]
+//! name = "gcs"
+//! type = "udp-in"          # udp-in | udp-out | tcp-in | tcp-out | shm
+//! address = "0.0.0.0:14550"
+//! filter_out = { block_msg = [253] }
+//!
+//! [[endpoint]]
+//! name = "local"
+//! type = "shm"
+//! address = "mavlink/frames"   # the ringbus topic
+//! ```
+
+use crate::filter::Filter;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// The kinds of endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndpointKind {
+    /// A UDP server: every peer that sends to it becomes a link of its own.
+    UdpIn,
+    /// UDP to a fixed address (replies on the same socket are read too).
+    UdpOut,
+    /// A TCP server: every accepted connection is a link.
+    TcpIn,
+    /// A TCP client that reconnects with backoff.
+    TcpOut,
+    /// A ringbus topic: one frame per message, published and taken.
+    Shm,
+}
+
+impl EndpointKind {
+    pub const ALL: [EndpointKind; 5] =
+        [EndpointKind::UdpIn, EndpointKind::UdpOut, EndpointKind::TcpIn, EndpointKind::TcpOut, EndpointKind::Shm];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EndpointKind::UdpIn => "udp-in",
+            EndpointKind::UdpOut => "udp-out",
+            EndpointKind::TcpIn => "tcp-in",
+            EndpointKind::TcpOut => "tcp-out",
+            EndpointKind::Shm => "shm",
+        }
+    }
+}
+
+impl fmt::Display for EndpointKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for EndpointKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<EndpointKind, String> {
+        EndpointKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<_> = EndpointKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown endpoint type {s:?}; use one of {}", names.join(", "))
+        })
+    }
+}
+
+/// One endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: EndpointKind,
+    /// `HOST:PORT` for sockets, the topic name for `shm`.
+    pub address: String,
+    #[serde(default, skip_serializing_if = "Filter::is_empty")]
+    pub filter_in: Filter,
+    #[serde(default, skip_serializing_if = "Filter::is_empty")]
+    pub filter_out: Filter,
+}
+
+const SPEC_FORM: &str = "NAME=TYPE:ADDRESS, e.g. gcs=udp-in:0.0.0.0:14550 or local=shm:mavlink/frames";
+
+impl EndpointConfig {
+    /// Parses `NAME=TYPE:ADDRESS` (or `TYPE:ADDRESS`, named after itself).
+    pub fn parse_spec(spec: &str) -> Result<EndpointConfig, String> {
+        let (name, rest) = spec.split_once('=').unwrap_or((spec, spec));
+        let (kind, address) = rest.split_once(':').ok_or_else(|| format!("endpoint {spec:?}: expected {SPEC_FORM}"))?;
+        let kind: EndpointKind = kind.parse().map_err(|e| format!("endpoint {spec:?}: {e}"))?;
+        let endpoint = EndpointConfig {
+            name: name.to_string(),
+            kind,
+            address: address.to_string(),
+            filter_in: Filter::default(),
+            filter_out: Filter::default(),
+        };
+        endpoint.check().map_err(|e| format!("endpoint {spec:?}: {e}"))?;
+        Ok(endpoint)
+    }
+
+    /// Checks the name and the address's form.
+    pub fn check(&self) -> Result<(), String> {
+        if self.name.is_empty() || self.name.contains(char::is_whitespace) {
+            return Err(format!("name {:?}: must be non-empty, without spaces", self.name));
+        }
+        match self.kind {
+            EndpointKind::Shm if self.address.is_empty() => Err("a shm endpoint needs a topic name".into()),
+            EndpointKind::Shm => Ok(()),
+            _ => match std::net::ToSocketAddrs::to_socket_addrs(&self.address.as_str()) {
+                Ok(_) => Ok(()),
+                Err(_) => Err(format!("address {:?}: expected HOST:PORT, e.g. 127.0.0.1:14550", self.address)),
+            },
+        }
+    }
+}
+
+/// The `[router]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterSection {
+    pub name: Option<String>,
+    pub expiry_ms: Option<u64>,
+    /// The control socket's path.
+    pub control: Option<PathBuf>,
+}
+
+/// A whole configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub router: RouterSection,
+    #[serde(default, rename = "endpoint")]
+    pub endpoints: Vec<EndpointConfig>,
+}
+
+impl Config {
+    /// Reads `path`; errors name the file, the line and what was expected.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let config: Config = toml::from_str(text).map_err(|e| describe(text, &e))?;
+        let mut names = std::collections::HashSet::new();
+        for endpoint in &config.endpoints {
+            endpoint.check().map_err(|e| format!("endpoint {:?}: {e}", endpoint.name))?;
+            if !names.insert(endpoint.name.as_str()) {
+                return Err(format!("endpoint {:?} is defined twice; give each endpoint its own name", endpoint.name));
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// `line N: message`, from a TOML error and the text it came from.
+fn describe(text: &str, e: &toml::de::Error) -> String {
+    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    let expected = "expected [router] with name/expiry_ms/control, and [[endpoint]] tables with name, type \
+                    (udp-in|udp-out|tcp-in|tcp-out|shm), address, and optional filter_in/filter_out";
+    match line {
+        Some(n) => format!("line {n}: {}; {expected}", e.message()),
+        None => format!("{}; {expected}", e.message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_bad_ones_say_what_is_expected() {
+        let e = EndpointConfig::parse_spec("gcs=udp-in:127.0.0.1:0").unwrap();
+        assert_eq!((e.name.as_str(), e.kind, e.address.as_str()), ("gcs", EndpointKind::UdpIn, "127.0.0.1:0"));
+        let s = EndpointConfig::parse_spec("shm:mav/frames").unwrap();
+        assert_eq!((s.name.as_str(), s.kind), ("shm:mav/frames", EndpointKind::Shm));
+        assert!(EndpointConfig::parse_spec("x=udp-sideways:1.2.3.4:5").unwrap_err().contains("use one of udp-in"));
+        assert!(EndpointConfig::parse_spec("x=tcp-out:nowhere").unwrap_err().contains("expected HOST:PORT"));
+        assert!(EndpointConfig::parse_spec("x").unwrap_err().contains("expected NAME=TYPE:ADDRESS"));
+    }
+
+    #[test]
+    fn files_parse_and_errors_name_the_line() {
+        let text =
+            "[router]\nname = \"r\"\n\n[[endpoint]]\nname = \"a\"\ntype = \"tcp-in\"\naddress = \"127.0.0.1:0\"\n\
+                    filter_in = { block_msg = [0], allow_src_system = [1, 2] }\n";
+        let config = Config::parse(text).unwrap();
+        assert_eq!(config.router.name.as_deref(), Some("r"));
+        assert_eq!(config.endpoints[0].filter_in.allow_src_system, [1, 2]);
+        let bad = "[[endpoint]]\nname = \"a\"\ntype = \"udp-in\"\naddres = \"x\"\n";
+        let e = Config::parse(bad).unwrap_err();
+        assert!(e.starts_with("line 4: unknown field `addres`"), "{e}");
+        let twice = format!("{text}\n[[endpoint]]\nname = \"a\"\ntype = \"shm\"\naddress = \"t\"\n");
+        assert!(Config::parse(&twice).unwrap_err().contains("defined twice"));
+    }
+}
