@@ -24,6 +24,8 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; t
 fi
 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p ringbus --lib --locked
 
+step "python bindings";   bash scripts/test-python.sh
+
 step "leftovers"
 leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
 if [ -n "$leftover" ]; then

@@ -210,6 +210,10 @@ impl WaitSet {
     fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> Result<Vec<Event>> {
         let timeout = blocking::timeout(timeout)?;
         let set = OnThisThread(self.live()?);
+        if timeout.is_none() && self.attached.is_empty() {
+            // The core says so for a wait without a timeout; the slices below have one.
+            return Err(ringbus::WaitSetError::NothingToWaitFor.into());
+        }
         let found = blocking::wait_in_slices(py, timeout, move |slice| {
             let events = set.get().wait(Some(slice))?;
             Ok((!events.is_empty()).then_some(events))

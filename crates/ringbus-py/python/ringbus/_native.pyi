@@ -1,10 +1,27 @@
 """Type stubs of the compiled module (checked against it by mypy.stubtest)."""
 
 import os
+import sys
 import pathlib
 from typing import Any, Iterator, Literal, Optional, Protocol, Tuple, Union, final
 
 from typing_extensions import Buffer, Self
+
+__all__ = [
+    "Event",
+    "Latch",
+    "Loan",
+    "Node",
+    "Publisher",
+    "SLICE_SECONDS",
+    "Sample",
+    "Semaphore",
+    "Subscriber",
+    "Topic",
+    "WaitSet",
+    "Wake",
+    "Word",
+]
 
 SLICE_SECONDS: float
 
@@ -73,8 +90,9 @@ class Publisher:
 
 @final
 class Loan(Buffer):
-    def __buffer__(self, flags: int, /) -> memoryview: ...
-    def __release_buffer__(self, buffer: memoryview, /) -> None: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+        def __release_buffer__(self, buffer: memoryview, /) -> None: ...
     def publish(self) -> None: ...
     def discard(self) -> None: ...
     def truncate(self, size: int) -> None: ...
@@ -111,8 +129,9 @@ class Subscriber:
 
 @final
 class Sample(Buffer):
-    def __buffer__(self, flags: int, /) -> memoryview: ...
-    def __release_buffer__(self, buffer: memoryview, /) -> None: ...
+    if sys.version_info >= (3, 12):
+        def __buffer__(self, flags: int, /) -> memoryview: ...
+        def __release_buffer__(self, buffer: memoryview, /) -> None: ...
     def release(self) -> None: ...
     @property
     def released(self) -> bool: ...
