@@ -51,7 +51,14 @@ impl Exports {
         // `PyBuffer_FillInfo` only records `ptr`/`len` (valid per the caller's contract),
         // takes a reference to `owner`, and refuses a writable request on read-only memory.
         let filled = unsafe {
-            ffi::PyBuffer_FillInfo(view, owner.as_ptr(), ptr.cast(), len as ffi::Py_ssize_t, c_int::from(!writable), flags)
+            ffi::PyBuffer_FillInfo(
+                view,
+                owner.as_ptr(),
+                ptr.cast(),
+                len as ffi::Py_ssize_t,
+                c_int::from(!writable),
+                flags,
+            )
         };
         if filled != 0 {
             return Err(PyErr::fetch(owner.py()));

@@ -83,7 +83,8 @@ impl Publisher {
         }
         if this.lent.is_some() {
             return Err(Error::Busy(
-                "this publisher already lent a chunk; publish() or discard() that loan first (one loan at a time)".into(),
+                "this publisher already lent a chunk; publish() or discard() that loan first (one loan at a time)"
+                    .into(),
             ));
         }
         let publisher = this.live()?;

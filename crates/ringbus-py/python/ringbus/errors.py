@@ -9,20 +9,6 @@ built-in ``BufferError``, as ``mmap.close()`` does.
 
 from __future__ import annotations
 
-__all__ = [
-    "Error",
-    "Timeout",
-    "Closed",
-    "InvalidArgument",
-    "Mismatch",
-    "Corrupted",
-    "LimitReached",
-    "NoSpace",
-    "Unsupported",
-    "IoError",
-    "NotFound",
-]
-
 
 class Error(Exception):
     """Base class of every ringbus error."""
