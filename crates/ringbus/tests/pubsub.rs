@@ -53,7 +53,7 @@ fn detached_loans_publish_discard_and_stay_with_their_publisher() {
     let root = TestRoot::new();
     let node = root.node("t");
     let mut publisher = node.topic("detached").depth(2).max_subscribers(1).max_held(1).publisher().unwrap();
-    let mut other = node.topic("detached").publisher().unwrap();
+    let other = node.topic("detached").publisher().unwrap();
     let mut sub = node.topic("detached").subscriber().unwrap();
     let free = publisher.free_chunks();
     for _ in 0..100 {
