@@ -24,6 +24,7 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; t
 fi
 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p ringbus --lib --locked
 
+step "python bindings";   bash scripts/test-python.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
 
 step "leftovers"

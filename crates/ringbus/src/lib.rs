@@ -62,7 +62,8 @@ pub use notify::word::{wait, wake};
 pub use notify::TimedOut;
 #[cfg(not(loom))]
 pub use pubsub::{
-    Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES,
+    DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, Wake,
+    MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
 pub use queue::{Consumer, Producer, PushError, QueueError};

@@ -49,6 +49,35 @@ fn dropping_an_unpublished_loan_returns_the_chunk() {
 }
 
 #[test]
+fn detached_loans_publish_discard_and_stay_with_their_publisher() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("detached").depth(2).max_subscribers(1).max_held(1).publisher().unwrap();
+    let other = node.topic("detached").publisher().unwrap();
+    let mut sub = node.topic("detached").subscriber().unwrap();
+    let free = publisher.free_chunks();
+    for _ in 0..100 {
+        let loan = publisher.loan_detached(8).unwrap();
+        publisher.discard_detached(loan);
+    }
+    assert_eq!(publisher.free_chunks(), free, "discarded loans give their chunks back");
+    assert!(sub.take().unwrap().is_none(), "nothing was published");
+
+    let mut loan = publisher.loan_detached(16).unwrap();
+    publisher.detached_bytes(&mut loan).copy_from_slice(b"detached message");
+    let address = publisher.detached_address(&loan);
+    assert_eq!(publisher.detached_bytes(&mut loan).as_ptr() as usize, address);
+    loan.truncate(8);
+    assert_eq!(loan.len(), 8);
+    let stray = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| other.detached_address(&loan)));
+    assert!(stray.is_err(), "another publisher refuses a loan it did not lend");
+    publisher.publish_detached(loan);
+    assert_eq!(&*sub.take().unwrap().expect("published"), b"detached");
+    let too_large = publisher.loan_detached(4097).unwrap_err();
+    assert_eq!(too_large, LoanError::TooLarge { requested: 4097, max: 4096 });
+}
+
+#[test]
 fn keep_last_skips_and_counts_what_was_lost() {
     let root = TestRoot::new();
     let node = root.node("t");

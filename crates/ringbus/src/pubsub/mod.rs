@@ -1,5 +1,6 @@
 //! Publish/subscribe: topics, publishers, loans, subscribers and samples.
 
+pub(crate) mod loan;
 pub(crate) mod publisher;
 pub(crate) mod settings;
 pub(crate) mod subscriber;
@@ -7,7 +8,8 @@ pub(crate) mod take_all;
 pub(crate) mod topic;
 pub(crate) mod view;
 
-pub use publisher::{Loan, Publisher, PublisherStats};
+pub use loan::{DetachedLoan, Loan};
+pub use publisher::{Publisher, PublisherStats};
 pub use settings::{TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES};
 pub use subscriber::Subscriber;
 pub use take_all::TakeAll;

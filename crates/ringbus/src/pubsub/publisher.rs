@@ -1,12 +1,13 @@
 //! [`Publisher`] and [`Loan`]: write a message in place, then publish it in O(1).
 
+use super::loan::{DetachedLoan, Loan};
 use super::settings::TopicBuilder;
 use super::topic::{Role, TopicHandle};
-use crate::error::{LoanError, OpenError, ViewError};
+use crate::error::{LoanError, OpenError};
 use crate::pool::allocator::ChunkAllocator;
 use crate::registry::Node;
 use crate::ring::log::EntryRecord;
-use crate::shm::pod::{self, Pod};
+use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
 use crate::shm::topic::{occupancy, PayloadType, SlotState};
@@ -94,6 +95,16 @@ impl Publisher {
     /// Never blocks and makes no system call unless dead subscribers' chunks must be
     /// reclaimed.
     pub fn loan_uninit(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
+        let detached = self.loan_detached(len)?;
+        Ok(Loan::new(self, detached))
+    }
+
+    /// Like [`Publisher::loan_uninit`], but the loan does not borrow the publisher: for
+    /// bindings (Python, C) whose loans are objects of their own. Write through
+    /// [`Publisher::detached_bytes`], then [`Publisher::publish_detached`] or
+    /// [`Publisher::discard_detached`] it on this publisher. A detached loan that is simply
+    /// dropped keeps its chunk out of use until the publisher is dropped.
+    pub fn loan_detached(&mut self, len: usize) -> Result<DetachedLoan, LoanError> {
         let max = self.topic.layout.config.max_payload_bytes;
         if len as u64 > max {
             return Err(LoanError::TooLarge { requested: len as u64, max });
@@ -107,7 +118,56 @@ impl Publisher {
                     .ok_or(LoanError::PoolExhausted { chunks: self.topic.layout.config.chunk_count })?
             }
         };
-        Ok(Loan { publisher: self, claim: Some(claim), len: len as u64 })
+        Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
+    }
+
+    /// The bytes of a detached loan of this publisher, writable.
+    ///
+    /// # Panics
+    /// If `loan` was lent by another publisher.
+    pub fn detached_bytes<'a>(&'a self, loan: &'a mut DetachedLoan) -> &'a mut [u8] {
+        self.check_lender(loan);
+        self.segment.claimed_bytes(&mut loan.claim, loan.len)
+    }
+
+    /// Publishes a detached loan: what [`Loan::publish`] does.
+    ///
+    /// # Panics
+    /// If `loan` was lent by another publisher.
+    pub fn publish_detached(&mut self, loan: DetachedLoan) {
+        self.check_lender(&loan);
+        self.commit(loan.claim, loan.len);
+    }
+
+    /// Gives a detached loan's chunk back unpublished: what dropping a [`Loan`] does.
+    ///
+    /// # Panics
+    /// If `loan` was lent by another publisher.
+    pub fn discard_detached(&mut self, loan: DetachedLoan) {
+        self.check_lender(&loan);
+        self.allocator.give_back(loan.claim.chunk);
+    }
+
+    /// Address of a detached loan's payload (to check zero-copy claims), as
+    /// [`Loan::address`].
+    pub fn detached_address(&self, loan: &DetachedLoan) -> usize {
+        self.check_lender(loan);
+        self.segment.payload_address(loan.claim.chunk)
+    }
+
+    /// The bytes of a loan of this publisher, read-only (what a [`Loan`] derefs to).
+    pub(super) fn lent_bytes(&self, loan: &DetachedLoan) -> &[u8] {
+        self.segment.payload(loan.claim.chunk, loan.len)
+    }
+
+    /// Who lends: unique among the publishers of a root over time (a slot's next
+    /// publisher has the next incarnation; topic ids are random).
+    fn lender(&self) -> (u64, u32, u32) {
+        (self.topic.topic_id, self.slot, self.incarnation)
+    }
+
+    fn check_lender(&self, loan: &DetachedLoan) {
+        assert!(loan.lender == self.lender(), "a detached loan goes back to the publisher that lent it");
     }
 
     /// Like [`Publisher::loan_uninit`], with the bytes zeroed.
@@ -243,62 +303,5 @@ impl Drop for Publisher {
                 .occupancy
                 .store(occupancy(incarnation, SlotState::Free), Ordering::Release);
         });
-    }
-}
-
-/// A chunk lent by a [`Publisher`]: write into it (it dereferences to `[u8]`), then
-/// [`Loan::publish`]. Dropping it unpublished returns the chunk.
-#[derive(Debug)]
-pub struct Loan<'p> {
-    publisher: &'p mut Publisher,
-    claim: Option<ClaimedChunk>,
-    len: u64,
-}
-
-impl Loan<'_> {
-    /// Publishes the message: one log entry, one position store, and a wake system call
-    /// only if some subscriber sleeps.
-    pub fn publish(mut self) {
-        let claim = self.claim.take().expect("a loan is published once");
-        self.publisher.commit(claim, self.len);
-    }
-
-    /// Shortens the message to `len` bytes (a loan can be taken at the maximum size and
-    /// trimmed once the real size is known).
-    pub fn truncate(&mut self, len: usize) {
-        self.len = self.len.min(len as u64);
-    }
-
-    /// The payload as a `T` (size and alignment checked).
-    pub fn value_mut<T: Pod>(&mut self) -> Result<&mut T, ViewError> {
-        pod::view_mut(self)
-    }
-
-    /// Address of the payload (to check zero-copy claims).
-    pub fn address(&self) -> usize {
-        self.publisher.segment.payload_address(self.claim.as_ref().expect("live loan").chunk)
-    }
-}
-
-impl std::ops::Deref for Loan<'_> {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        let claim = self.claim.as_ref().expect("live loan");
-        self.publisher.segment.payload(claim.chunk, self.len)
-    }
-}
-
-impl std::ops::DerefMut for Loan<'_> {
-    fn deref_mut(&mut self) -> &mut [u8] {
-        let claim = self.claim.as_mut().expect("live loan");
-        self.publisher.segment.claimed_bytes(claim, self.len)
-    }
-}
-
-impl Drop for Loan<'_> {
-    fn drop(&mut self) {
-        if let Some(claim) = self.claim.take() {
-            self.publisher.allocator.give_back(claim.chunk);
-        }
     }
 }

@@ -1,0 +1,76 @@
+"""ringbus: zero-copy publish/subscribe between processes through Linux shared memory.
+
+A publisher writes a message in place into a chunk of its own shared memory
+(``Publisher.loan``) and publishes it in O(1); every subscriber reads the same bytes in
+place (``Sample`` supports the buffer protocol: ``numpy.frombuffer(sample, dtype)`` copies
+nothing). Processes also wait on latches, semaphores and raw shared-memory words, together
+with fds and timers, in one ``WaitSet`` — whose ``fileno()`` plugs into asyncio
+(:mod:`ringbus.aio`).
+
+Example::
+
+    import ringbus
+    with ringbus.Node("demo") as node:
+        pub = node.topic("chatter", max_payload_bytes=64).publisher()
+        sub = node.topic("chatter").subscriber()
+        pub.publish_copy(b"hello")
+        assert bytes(sub.receive(timeout=1.0)) == b"hello"
+"""
+
+from __future__ import annotations
+
+from . import errors
+from ._native import (
+    Event,
+    Latch,
+    Loan,
+    Node,
+    Publisher,
+    Sample,
+    Semaphore,
+    Subscriber,
+    Topic,
+    WaitSet,
+    Wake,
+    Word,
+)
+from .errors import (
+    Closed,
+    Corrupted,
+    Error,
+    InvalidArgument,
+    IoError,
+    LimitReached,
+    Mismatch,
+    NoSpace,
+    NotFound,
+    Timeout,
+    Unsupported,
+)
+
+__all__ = [
+    "Node",
+    "Topic",
+    "Publisher",
+    "Loan",
+    "Subscriber",
+    "Sample",
+    "Wake",
+    "WaitSet",
+    "Event",
+    "Latch",
+    "Semaphore",
+    "Word",
+    "errors",
+    "Error",
+    "Timeout",
+    "Closed",
+    "InvalidArgument",
+    "Mismatch",
+    "Corrupted",
+    "LimitReached",
+    "NoSpace",
+    "Unsupported",
+    "IoError",
+    "NotFound",
+]

@@ -1,0 +1,175 @@
+//! `Node` and `Topic`: joining the bus and describing a topic before opening it.
+
+use crate::errors::{closed, Result};
+use crate::events::{Latch, Semaphore};
+use crate::handle::Handle;
+use crate::publisher::Publisher;
+use crate::subscriber::Subscriber;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// Whether a subscriber sleeps in `receive()` and is woken by publishes (`ON_DATA`, the
+/// default) or only polls with `take()` / `take_latest()` and costs publishers nothing
+/// (`NEVER`).
+#[pyclass(module = "ringbus._native", eq, eq_int, frozen, from_py_object)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wake {
+    #[pyo3(name = "ON_DATA")]
+    OnData,
+    #[pyo3(name = "NEVER")]
+    Never,
+}
+
+/// A participant on the bus, registered under the ringbus root (`root`, else
+/// `$RINGBUS_ROOT`, else `/dev/shm/ringbus-<uid>`). Publishers, subscribers, latches and
+/// semaphores opened through it keep working after it is closed.
+#[pyclass(module = "ringbus._native", frozen)]
+pub(crate) struct Node {
+    inner: Handle<ringbus::Node>,
+}
+
+impl Node {
+    fn get(&self) -> Result<ringbus::Node> {
+        self.inner.get().ok_or_else(|| closed("node"))
+    }
+}
+
+#[pymethods]
+impl Node {
+    #[new]
+    #[pyo3(signature = (name = "python", root = None))]
+    fn new(py: Python<'_>, name: &str, root: Option<PathBuf>) -> Result<Node> {
+        let node = py.detach(|| match root {
+            Some(root) => ringbus::Node::with_root(name, root),
+            None => ringbus::Node::new(name),
+        })?;
+        Ok(Node { inner: Handle::new(node) })
+    }
+
+    /// Describes the topic `name` (`[A-Za-z0-9_-]` segments joined by `/`); call
+    /// `.publisher()` or `.subscriber()` on the result. Unset settings accept the existing
+    /// topic's; set ones must match it (else `Mismatch`). `wake` and `keep_last` concern
+    /// subscribers only.
+    #[pyo3(signature = (
+        name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
+        max_held = None, chunks = None, max_payload_bytes = None, keep_last = None, wake = Wake::OnData,
+    ))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
+    fn topic(
+        &self,
+        name: &str,
+        max_publishers: Option<u32>,
+        max_subscribers: Option<u32>,
+        depth: Option<u32>,
+        history: Option<u32>,
+        max_held: Option<u32>,
+        chunks: Option<u32>,
+        max_payload_bytes: Option<u64>,
+        keep_last: Option<u32>,
+        wake: Wake,
+    ) -> Result<Topic> {
+        let mut b = self.get()?.topic(name);
+        let settings = [
+            (max_publishers, ringbus::TopicBuilder::max_publishers as fn(_, _) -> _),
+            (max_subscribers, ringbus::TopicBuilder::max_subscribers),
+            (depth, ringbus::TopicBuilder::depth),
+            (history, ringbus::TopicBuilder::history),
+            (max_held, ringbus::TopicBuilder::max_held),
+            (chunks, ringbus::TopicBuilder::chunks),
+            (keep_last, ringbus::TopicBuilder::keep_last),
+        ];
+        for (value, set) in settings {
+            if let Some(v) = value {
+                b = set(b, v);
+            }
+        }
+        if let Some(v) = max_payload_bytes {
+            b = b.max_payload_bytes(v);
+        }
+        b = b.wake(match wake {
+            Wake::OnData => ringbus::Wake::OnData,
+            Wake::Never => ringbus::Wake::Never,
+        });
+        Ok(Topic { builder: b })
+    }
+
+    /// Opens the latch `name`, creating it (not set) if needed.
+    fn latch(&self, py: Python<'_>, name: &str) -> Result<Latch> {
+        let node = self.get()?;
+        Ok(Latch::new(py.detach(|| node.latch(name))?))
+    }
+
+    /// Opens the semaphore `name`, creating it with `initial` tokens if it does not exist.
+    #[pyo3(signature = (name, initial = 0))]
+    fn semaphore(&self, py: Python<'_>, name: &str, initial: u32) -> Result<Semaphore> {
+        let node = self.get()?;
+        Ok(Semaphore::new(py.detach(|| node.semaphore(name, initial))?))
+    }
+
+    /// The node's name.
+    #[getter]
+    fn name(&self) -> Result<String> {
+        Ok(self.get()?.name().to_string())
+    }
+
+    /// The node's random 64-bit id.
+    #[getter]
+    fn id(&self) -> Result<u64> {
+        Ok(self.get()?.id())
+    }
+
+    /// The root directory the node lives in.
+    #[getter]
+    fn root(&self) -> Result<PathBuf> {
+        Ok(self.get()?.root_path().to_path_buf())
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.get().is_none()
+    }
+
+    /// Leaves the bus (once everything opened through the node is closed too). Idempotent.
+    fn close(&self) {
+        self.inner.close();
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) {
+        self.close();
+    }
+
+    fn __repr__(&self) -> String {
+        match self.inner.get() {
+            Some(n) => format!("<ringbus.Node {:?} id={:#x} root={:?}>", n.name(), n.id(), n.root_path()),
+            None => "<ringbus.Node (closed)>".into(),
+        }
+    }
+}
+
+/// A topic's name and settings, from `Node.topic()`: open it with `publisher()` or
+/// `subscriber()`, as often as needed.
+#[pyclass(module = "ringbus._native", frozen)]
+pub(crate) struct Topic {
+    builder: ringbus::TopicBuilder,
+}
+
+#[pymethods]
+impl Topic {
+    /// Joins the topic as a publisher (creating the topic if needed).
+    fn publisher(&self, py: Python<'_>) -> Result<Publisher> {
+        let builder = self.builder.clone();
+        Ok(Publisher::new(py.detach(|| builder.publisher())?))
+    }
+
+    /// Joins the topic as a subscriber (creating the topic if needed).
+    fn subscriber(&self, py: Python<'_>) -> Result<Subscriber> {
+        let builder = self.builder.clone();
+        Ok(Subscriber::new(py.detach(|| builder.subscriber())?))
+    }
+}

@@ -1,0 +1,313 @@
+//! `Publisher` and `Loan`: write a message in place into shared memory, then publish it.
+//!
+//! A `Loan` is a Python object of its own, so it holds a core [`DetachedLoan`] kept in its
+//! `Publisher` (never in the `Loan`): the publisher can then refuse to close while the
+//! loan's memory is exported, and a loan can only ever go back to the publisher that lent
+//! it. One loan at a time per publisher, as in Rust.
+
+use crate::buffer::Exports;
+use crate::errors::{closed, Error, Result};
+use pyo3::buffer::PyUntypedBuffer;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use ringbus::DetachedLoan;
+use std::ffi::c_int;
+
+/// The loan a publisher has out.
+struct Lent {
+    id: u64,
+    loan: DetachedLoan,
+    exports: Exports,
+}
+
+/// Publishes on one topic: `loan(size)` lends a chunk of shared memory to write in place
+/// (a writable buffer: `numpy.frombuffer(loan, dtype)[:] = data`), `loan.publish()` makes
+/// it visible to every subscriber in O(1) without copying it. `publish_copy(data)` does
+/// both for small messages. Publishing never blocks.
+#[pyclass(module = "ringbus._native")]
+pub(crate) struct Publisher {
+    inner: Option<ringbus::Publisher>,
+    lent: Option<Lent>,
+    loans: u64,
+}
+
+impl Publisher {
+    pub(crate) fn new(inner: ringbus::Publisher) -> Publisher {
+        Publisher { inner: Some(inner), lent: None, loans: 0 }
+    }
+
+    fn live(&mut self) -> Result<&mut ringbus::Publisher> {
+        self.inner.as_mut().ok_or_else(|| closed("publisher"))
+    }
+
+    fn peek_live(&self) -> Result<&ringbus::Publisher> {
+        self.inner.as_ref().ok_or_else(|| closed("publisher"))
+    }
+
+    /// The publisher and the loan `id`, if it is still out.
+    fn lent(&mut self, id: u64) -> Result<(&mut ringbus::Publisher, &mut Lent)> {
+        let gone = || Error::Closed("this loan was already published or discarded; take a new loan()".into());
+        match (&mut self.inner, &mut self.lent) {
+            (Some(publisher), Some(lent)) if lent.id == id => Ok((publisher, lent)),
+            _ => Err(gone()),
+        }
+    }
+
+    /// Ends the loan `id` (publishing it or giving it back), unless its memory is exported.
+    fn finish(&mut self, id: u64, publish: bool) -> Result<()> {
+        let (_, lent) = self.lent(id)?;
+        if lent.exports.live() > 0 {
+            return Err(lent.exports.busy("loan", if publish { "publish" } else { "discard" }));
+        }
+        let lent = self.lent.take().expect("checked above");
+        let publisher = self.live()?;
+        match publish {
+            true => publisher.publish_detached(lent.loan),
+            false => publisher.discard_detached(lent.loan),
+        }
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl Publisher {
+    /// Lends `size` bytes of shared memory to write the next message into, as a `Loan`
+    /// (a writable buffer). The bytes may hold an older message of this publisher unless
+    /// `zeroed`. One loan at a time: publish or discard it before the next. Never blocks.
+    #[pyo3(signature = (size, *, zeroed = false))]
+    fn loan(slf: Bound<'_, Self>, size: usize, zeroed: bool) -> Result<Loan> {
+        let mut this = slf.try_borrow_mut().map_err(PyErr::from)?;
+        if let Some(orphan) = this.lent.as_ref().filter(|l| l.exports.orphaned()).map(|l| l.id) {
+            this.finish(orphan, false)?; // its Loan was dropped while this publisher was busy
+        }
+        if this.lent.is_some() {
+            return Err(Error::Busy(
+                "this publisher already lent a chunk; publish() or discard() that loan first (one loan at a time)"
+                    .into(),
+            ));
+        }
+        let publisher = this.live()?;
+        let mut loan = publisher.loan_detached(size)?;
+        let bytes = publisher.detached_bytes(&mut loan);
+        if zeroed {
+            bytes.fill(0);
+        }
+        let address = bytes.as_ptr() as usize;
+        this.loans += 1;
+        let (id, exports) = (this.loans, Exports::default());
+        this.lent = Some(Lent { id, loan, exports: exports.clone() });
+        Ok(Loan { publisher: slf.clone().unbind(), id, address, exports })
+    }
+
+    /// Copies `data` (bytes, bytearray, memoryview, a C-contiguous numpy array: any
+    /// buffer) into a chunk and publishes it.
+    fn publish_copy(&mut self, data: &Bound<'_, PyAny>) -> Result<()> {
+        let buffer = PyUntypedBuffer::get(data)?;
+        if !buffer.is_c_contiguous() {
+            return Err(Error::InvalidArgument(
+                "publish_copy needs a C-contiguous buffer; pass numpy.ascontiguousarray(data) or bytes(data)".into(),
+            ));
+        }
+        let len = buffer.len_bytes();
+        let publisher = self.live()?;
+        let mut loan = publisher.loan_detached(len)?;
+        let target = publisher.detached_bytes(&mut loan);
+        // SAFETY: `buffer` keeps its exporter's `len` contiguous bytes at `buf_ptr` valid
+        // until it is dropped; `target` is a chunk just claimed by this publisher, which no
+        // Python object can see, so the two do not overlap.
+        unsafe { std::ptr::copy_nonoverlapping(buffer.buf_ptr().cast::<u8>(), target.as_mut_ptr(), len) };
+        publisher.publish_detached(loan);
+        Ok(())
+    }
+
+    /// Counters: `publishes`, `wake_syscalls` (publishes that woke a sleeper),
+    /// `wakes_skipped` (nobody slept: no system call) and `payload_bytes`.
+    fn stats<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
+        let s = self.peek_live()?.stats();
+        let dict = PyDict::new(py);
+        for (key, value) in [
+            ("publishes", s.publishes),
+            ("wake_syscalls", s.wake_syscalls),
+            ("wakes_skipped", s.wakes_skipped),
+            ("payload_bytes", s.payload_bytes),
+        ] {
+            dict.set_item(key, value)?;
+        }
+        Ok(dict)
+    }
+
+    /// Chunks of this publisher that some subscriber holds (a diagnostic; reclaims those
+    /// of dead subscribers first).
+    fn chunks_held_by_subscribers(&mut self) -> Result<u32> {
+        Ok(self.live()?.chunks_held_by_subscribers())
+    }
+
+    /// Chunks free for the next loans right now.
+    fn free_chunks(&self) -> Result<usize> {
+        Ok(self.peek_live()?.free_chunks())
+    }
+
+    /// Subscribers asleep on this topic right now.
+    fn sleeping_subscribers(&self) -> Result<u32> {
+        Ok(self.peek_live()?.sleeping_subscribers())
+    }
+
+    /// The largest loan the topic allows.
+    #[getter]
+    fn max_payload_bytes(&self) -> Result<u64> {
+        Ok(self.peek_live()?.max_payload_bytes())
+    }
+
+    /// The topic's name.
+    #[getter]
+    fn topic(&self) -> Result<String> {
+        Ok(self.peek_live()?.topic_name().to_string())
+    }
+
+    /// Whether `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// Leaves the topic (an unpublished loan is discarded). Raises `BufferError` while the
+    /// loan's memory is still viewed (delete the arrays first). Idempotent.
+    fn close(&mut self, py: Python<'_>) -> Result<()> {
+        if let Some(id) = self.lent.as_ref().map(|l| l.id) {
+            // Refuses (BufferError) while the loan is viewed.
+            self.finish(id, false)?;
+        }
+        if let Some(publisher) = self.inner.take() {
+            py.detach(|| drop(publisher));
+        }
+        Ok(())
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&mut self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> Result<()> {
+        self.close(py)
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            Some(p) => format!("<ringbus.Publisher {:?} published={}>", p.topic_name(), p.stats().publishes),
+            None => "<ringbus.Publisher (closed)>".into(),
+        }
+    }
+}
+
+/// A chunk of shared memory lent by `Publisher.loan()`: a writable buffer (`memoryview`,
+/// `numpy.frombuffer(loan, dtype)`) to write the message into in place, then `publish()`.
+/// Views of it must be gone before `publish()` / `discard()` (else `BufferError`): write
+/// through a temporary (`numpy.frombuffer(loan, ...)[:] = data`) or `del` the array.
+/// As a context manager it publishes on success and discards on an exception. A loan
+/// dropped unpublished gives its chunk back.
+#[pyclass(module = "ringbus._native", frozen)]
+pub(crate) struct Loan {
+    publisher: Py<Publisher>,
+    id: u64,
+    address: usize,
+    exports: Exports,
+}
+
+impl Loan {
+    fn end(&self, py: Python<'_>, publish: bool) -> Result<()> {
+        let mut publisher = self.publisher.bind(py).try_borrow_mut().map_err(PyErr::from)?;
+        publisher.finish(self.id, publish)
+    }
+}
+
+#[pymethods]
+impl Loan {
+    // Called by CPython with its own `view` (the contract of `Exports::export`'s `view`).
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
+        let this = slf.get();
+        let mut publisher = this.publisher.bind(slf.py()).try_borrow_mut()?;
+        let (core, lent) = publisher.lent(this.id)?;
+        let bytes = core.detached_bytes(&mut lent.loan);
+        // SAFETY: the chunk stays claimed by this loan and mapped by its publisher until the
+        // loan is published or discarded, or the publisher closed — each refuses while an
+        // export is live — and every export keeps this loan, so its publisher, alive.
+        // Only the loan's views write the chunk until it is published.
+        unsafe { this.exports.export(view, slf.as_any(), bytes.as_mut_ptr(), bytes.len(), true, flags) }
+    }
+
+    // Called by CPython once per successful `__getbuffer__`.
+    unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {
+        self.exports.release();
+    }
+
+    /// Publishes the message: one log entry, and a wake system call only if a subscriber
+    /// sleeps. Raises `BufferError` while a view of the loan is alive.
+    fn publish(&self, py: Python<'_>) -> Result<()> {
+        self.end(py, true)
+    }
+
+    /// Gives the chunk back unpublished. Raises `BufferError` while a view is alive.
+    fn discard(&self, py: Python<'_>) -> Result<()> {
+        self.end(py, false)
+    }
+
+    /// Shortens the message to `size` bytes (loan the maximum, trim once the size is known).
+    fn truncate(&self, py: Python<'_>, size: usize) -> Result<()> {
+        let mut publisher = self.publisher.bind(py).try_borrow_mut().map_err(PyErr::from)?;
+        publisher.lent(self.id)?.1.loan.truncate(size);
+        Ok(())
+    }
+
+    /// Address of the first byte in this process, inside the publisher's shared-memory
+    /// segment (what zero-copy tests compare a numpy array's pointer with).
+    #[getter]
+    fn address(&self) -> usize {
+        self.address
+    }
+
+    /// Whether it was published or discarded (or its publisher closed).
+    #[getter]
+    fn closed(&self, py: Python<'_>) -> bool {
+        let publisher = self.publisher.bind(py).try_borrow_mut();
+        !publisher.is_ok_and(|mut p| p.lent(self.id).is_ok())
+    }
+
+    fn __len__(&self, py: Python<'_>) -> Result<usize> {
+        let mut publisher = self.publisher.bind(py).try_borrow_mut().map_err(PyErr::from)?;
+        Ok(publisher.lent(self.id)?.1.loan.len())
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    /// Publishes on a normal exit, discards when an exception leaves the block.
+    #[pyo3(signature = (exc_type, _exc_value, _traceback))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: Option<&Bound<'_, PyAny>>,
+        _exc_value: Option<&Bound<'_, PyAny>>,
+        _traceback: Option<&Bound<'_, PyAny>>,
+    ) -> Result<()> {
+        self.end(py, exc_type.is_none())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ringbus.Loan #{}>", self.id)
+    }
+}
+
+impl Drop for Loan {
+    fn drop(&mut self) {
+        Python::attach(|py| {
+            // Busy only if the publisher is in a call right now; then its next loan() or
+            // close() finds this loan orphaned and gives the chunk back.
+            if let Ok(mut publisher) = self.publisher.bind(py).try_borrow_mut() {
+                let _ = publisher.finish(self.id, false);
+            }
+        });
+    }
+}
