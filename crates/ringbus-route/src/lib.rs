@@ -5,8 +5,9 @@
 //! target offsets, derived once from the `mavlink` crate) → [`frame`] (v1/v2 framing,
 //! resynchronisation) → [`seen`], [`filter`], [`counters`], [`link`] (one live connection)
 //! → [`table`] (the lock-free link list, and the mutex baseline) → [`router`] (the rule).
-//! [`endpoint`], [`config`] and [`control`] run it: sockets and topics, the configuration
-//! file, and the control socket that `ringbus route ctl` talks to.
+//! [`endpoint`], [`config`] and [`control`] run it: sockets and topics (UDP in batches:
+//! [`outbox`]), the configuration file, and the control socket that `ringbus route ctl`
+//! talks to.
 //!
 //! No `unsafe` code: lock-freedom comes from `arc-swap`, reclamation from `Arc`.
 #![forbid(unsafe_code)]
@@ -21,6 +22,7 @@ pub mod endpoint;
 pub mod filter;
 pub mod frame;
 pub mod link;
+pub mod outbox;
 pub mod router;
 pub mod runtime;
 pub mod seen;

@@ -74,21 +74,32 @@ impl Link {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Sends one frame's bytes (never blocks), counting what happened.
-    pub fn deliver(&self, bytes: &[u8]) {
+    /// Sends one frame's bytes (never blocks), counting what happened. A UDP frame routed
+    /// inside a batch leaves with the batch ([`crate::outbox`]).
+    pub fn deliver(self: &Arc<Self>, bytes: &[u8]) {
         if self.is_closed() {
             return;
         }
         let sent = match &self.sink {
-            Sink::Udp { socket, peer } => socket.send_to(bytes, peer).is_ok(),
+            Sink::Udp { socket, peer } => {
+                if crate::outbox::defer(self, socket, *peer, bytes) {
+                    return;
+                }
+                socket.send_to(bytes, peer).is_ok()
+            }
             Sink::Queue(queue) => match queue.try_send(bytes.to_vec()) {
                 Ok(()) => true,
                 Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => false,
             },
             Sink::Discard => true,
         };
+        self.count_delivery(bytes.len(), sent);
+    }
+
+    /// Counts a frame of `len` bytes as sent, or as dropped.
+    pub(crate) fn count_delivery(&self, len: usize, sent: bool) {
         if sent {
-            self.counters.sent(bytes.len());
+            self.counters.sent(len);
         } else {
             self.counters.dropped_out();
         }

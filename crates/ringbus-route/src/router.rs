@@ -38,7 +38,7 @@ impl Decision {
 
 /// Applies `decision` to `links`: `send` is called for each link that gets the frame.
 /// Returns how many did.
-pub fn route(decision: &Decision, frame: &Frame<'_>, links: &[Arc<Link>], mut send: impl FnMut(&Link)) -> usize {
+pub fn route(decision: &Decision, frame: &Frame<'_>, links: &[Arc<Link>], mut send: impl FnMut(&Arc<Link>)) -> usize {
     let mut sent = 0;
     for link in links {
         if !decision.wants(link) {
@@ -62,6 +62,7 @@ pub struct Router<T: LinkTable = Links> {
     expiry_ms: u64,
     dialect: &'static Dialect,
     unroutable: AtomicU64,
+    refused_datagrams: AtomicU64,
 }
 
 impl<T: LinkTable + Default> Router<T> {
@@ -72,6 +73,7 @@ impl<T: LinkTable + Default> Router<T> {
             expiry_ms,
             dialect: Dialect::common(),
             unroutable: AtomicU64::new(0),
+            refused_datagrams: AtomicU64::new(0),
         }
     }
 }
@@ -112,6 +114,16 @@ impl<T: LinkTable> Router<T> {
     /// Targeted frames whose target was heard on no other link.
     pub fn unroutable(&self) -> u64 {
         self.unroutable.load(Ordering::Relaxed)
+    }
+
+    /// Counts a datagram refused because its sender would have been one peer too many.
+    pub fn refuse_datagram(&self) {
+        self.refused_datagrams.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Datagrams from senders beyond a `udp-in` endpoint's peer limit.
+    pub fn refused_datagrams(&self) -> u64 {
+        self.refused_datagrams.load(Ordering::Relaxed)
     }
 
     pub fn add(&self, link: Arc<Link>) {

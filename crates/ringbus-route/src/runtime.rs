@@ -42,6 +42,9 @@ pub struct Status {
     pub pid: u32,
     /// Targeted frames whose target was heard on no other link.
     pub unroutable: u64,
+    /// Datagrams from senders beyond a `udp-in` endpoint's peer limit (`MAX_UDP_PEERS`).
+    #[serde(default)]
+    pub refused_datagrams: u64,
     pub endpoints: Vec<EndpointStatus>,
     pub links: Vec<LinkStatus>,
 }
@@ -113,6 +116,7 @@ impl Runtime {
             name: self.name.clone(),
             pid: std::process::id(),
             unroutable: self.router.unroutable(),
+            refused_datagrams: self.router.refused_datagrams(),
             endpoints,
             links: links.collect(),
         }

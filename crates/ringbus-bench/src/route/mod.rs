@@ -67,6 +67,10 @@ pub struct RouteConfig {
     pub udp_frames: u64,
 }
 
+/// The UDP clients' datagrams per system call, one UDP run each: a MAVLink program's one,
+/// and batches that take the clients' own calls out of the measurement of the router.
+pub const UDP_CLIENT_BATCHES: [usize; 2] = [1, 32];
+
 /// One measured run.
 #[derive(Debug, Clone, Copy)]
 pub struct Run {
@@ -95,7 +99,7 @@ pub fn plan(config: &RouteConfig) -> Vec<Run> {
 pub fn run(
     config: &RouteConfig,
     progress: &mut dyn crate::runs::Progress<Run>,
-) -> Result<(Vec<RouteRow>, Option<UdpRow>)> {
+) -> Result<(Vec<RouteRow>, Vec<UdpRow>)> {
     let runs = plan(config);
     let mut measured = Vec::with_capacity(runs.len());
     for (k, r) in runs.iter().enumerate() {
@@ -103,9 +107,10 @@ pub fn run(
         progress.run(k, runs.len(), r);
         measured.push(measure::measure(r, config));
     }
-    let udp = match config.udp_frames {
-        0 => None,
-        n => Some(udp::measure(n)?),
-    };
+    let mut udp = Vec::new();
+    for client_batch in UDP_CLIENT_BATCHES.into_iter().filter(|_| config.udp_frames > 0) {
+        crate::interrupt::check()?;
+        udp.push(udp::measure(config.udp_frames, client_batch)?);
+    }
     Ok((report::rows(config, &measured), udp))
 }

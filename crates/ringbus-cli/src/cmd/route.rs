@@ -224,7 +224,10 @@ pub fn links_table(statuses: &[Status]) -> Table {
 }
 
 fn print_status(status: &Status) {
-    println!("router {} (pid {}), {} unroutable targeted frame(s)", status.name, status.pid, status.unroutable);
+    println!(
+        "router {} (pid {}), {} unroutable targeted frame(s), {} datagram(s) refused (peer limit)",
+        status.name, status.pid, status.unroutable, status.refused_datagrams
+    );
     let mut endpoints = Table::new(&["endpoint", "type", "address", "bound"]);
     for e in &status.endpoints {
         endpoints.row(vec![

@@ -9,6 +9,8 @@ mod shm;
 mod tcp;
 mod udp;
 
+pub use udp::{MAX_DATAGRAM, MAX_UDP_PEERS};
+
 use crate::config::{EndpointConfig, EndpointKind};
 use crate::frame::Framer;
 use crate::link::{Filters, Link, Sink};

@@ -1,20 +1,79 @@
-//! `udp-in`: a server socket; every peer that sends to it becomes a link of its own, sent
-//! to through the same socket. `udp-out`: a socket that sends to one address and routes
-//! whatever comes back.
+//! `udp-in`: a server socket; every peer that sends to it becomes a link of its own (up to
+//! [`MAX_UDP_PEERS`]), sent to through the same socket. `udp-out`: a socket that sends to
+//! one address and routes whatever comes back.
+//!
+//! Both read with `recvmmsg` — up to [`BATCH`] datagrams per system call, blocking only for
+//! the first — and route each batch with the thread's outbox open, so the frames forwarded
+//! to UDP links leave in one `sendmmsg` per socket ([`crate::outbox`]).
 
 use super::{spawn, Context, POLL};
 use crate::frame::{Framer, MAX_FRAME};
 use crate::link::{Link, Sink};
+use crate::outbox::{self, BATCH};
+use nix::sys::socket::{recvmmsg, MsgFlags, MultiHeaders, SockaddrLike, SockaddrStorage};
 use std::collections::HashMap;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, IoSliceMut};
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
 type Started = (Option<SocketAddr>, Vec<JoinHandle<()>>);
 
+/// Peers one `udp-in` endpoint serves; datagrams from further addresses are dropped and
+/// counted (`refused_datagrams` in `ringbus route ctl list`): a flood of forged source
+/// addresses must not grow the link list without bound.
+pub const MAX_UDP_PEERS: usize = 64;
+/// Bytes of one received datagram kept; a longer one is cut (and its frames lost as
+/// garbage). MAVLink frames are at most 280 bytes; senders pack several up to the MTU.
+pub const MAX_DATAGRAM: usize = 4096;
+const _: () = assert!(MAX_DATAGRAM >= MAX_FRAME);
+
 fn resolve(address: &str) -> std::io::Result<SocketAddr> {
     address.to_socket_addrs()?.next().ok_or_else(|| std::io::Error::new(ErrorKind::NotFound, "no address"))
+}
+
+/// Receives datagrams in batches.
+struct BatchReader {
+    headers: MultiHeaders<SockaddrStorage>,
+    buffers: Vec<Vec<u8>>,
+}
+
+impl BatchReader {
+    fn new() -> BatchReader {
+        BatchReader {
+            headers: MultiHeaders::preallocate(BATCH, None),
+            buffers: (0..BATCH).map(|_| vec![0u8; MAX_DATAGRAM]).collect(),
+        }
+    }
+
+    /// Waits (at most the socket's read timeout) for datagrams and hands each, with its
+    /// sender, to `each` — inside one outbox batch. Returns how many there were.
+    fn read(&mut self, socket: &UdpSocket, mut each: impl FnMut(SocketAddr, &[u8])) -> usize {
+        let mut slices: Vec<[IoSliceMut<'_>; 1]> = self.buffers.iter_mut().map(|b| [IoSliceMut::new(b)]).collect();
+        let Ok(received) = recvmmsg(socket.as_raw_fd(), &mut self.headers, &mut slices, MsgFlags::MSG_WAITFORONE, None)
+        else {
+            return 0;
+        };
+        let messages: Vec<_> = received.collect();
+        outbox::batch(|| {
+            for message in &messages {
+                let Some(from) = message.address.as_ref().and_then(socket_addr) else { continue };
+                for bytes in message.iovs() {
+                    each(from, bytes);
+                }
+            }
+        });
+        messages.len()
+    }
+}
+
+fn socket_addr(address: &SockaddrStorage) -> Option<SocketAddr> {
+    match address.family()? {
+        nix::sys::socket::AddressFamily::Inet => address.as_sockaddr_in().map(|a| SocketAddr::V4((*a).into())),
+        nix::sys::socket::AddressFamily::Inet6 => address.as_sockaddr_in6().map(|a| SocketAddr::V6((*a).into())),
+        _ => None,
+    }
 }
 
 pub fn start_in(context: &Context, address: &str) -> std::io::Result<Started> {
@@ -28,14 +87,19 @@ pub fn start_in(context: &Context, address: &str) -> std::io::Result<Started> {
 
 fn serve(context: &Context, socket: &Arc<UdpSocket>) {
     let mut peers: HashMap<SocketAddr, (Arc<Link>, Framer)> = HashMap::new();
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut reader = BatchReader::new();
     while !context.stopped() {
-        let Ok((n, from)) = socket.recv_from(&mut buf) else { continue };
-        let (link, framer) = peers.entry(from).or_insert_with(|| {
-            let sink = Sink::Udp { socket: socket.clone(), peer: from };
-            (context.add_link(from.to_string(), sink), Framer::new())
+        reader.read(socket, |from, bytes| {
+            if peers.len() >= MAX_UDP_PEERS && !peers.contains_key(&from) {
+                context.router.refuse_datagram();
+                return;
+            }
+            let (link, framer) = peers.entry(from).or_insert_with(|| {
+                let sink = Sink::Udp { socket: socket.clone(), peer: from };
+                (context.add_link(from.to_string(), sink), Framer::new())
+            });
+            context.pump(link, framer, bytes);
         });
-        context.pump(link, framer, &buf[..n]);
     }
 }
 
@@ -49,11 +113,9 @@ pub fn start_out(context: &Context, address: &str) -> std::io::Result<Started> {
     let context = context.clone();
     let thread = spawn(format!("udp-out {}", context.name), move || {
         let mut framer = Framer::new();
-        let mut buf = vec![0u8; 64 * 1024.max(MAX_FRAME)];
+        let mut reader = BatchReader::new();
         while !context.stopped() {
-            if let Ok(n) = socket.recv(&mut buf) {
-                context.pump(&link, &mut framer, &buf[..n]);
-            }
+            reader.read(&socket, |_, bytes| context.pump(&link, &mut framer, bytes));
         }
     })?;
     Ok((Some(local), vec![thread]))

@@ -1,0 +1,102 @@
+//! `udp-in` endpoints of a real router on loopback: batched receive and send count every
+//! frame exactly, datagrams carrying several frames, and the peer limit.
+
+use mavlink::dialects::common::{MavMessage, HEARTBEAT_DATA};
+use ringbus_route::config::EndpointConfig;
+use ringbus_route::endpoint::MAX_UDP_PEERS;
+use ringbus_route::frame::encode;
+use ringbus_route::runtime::Runtime;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+fn heartbeat(system: u8) -> Vec<u8> {
+    encode(true, 0, system, 1, &MavMessage::HEARTBEAT(HEARTBEAT_DATA::default()))
+}
+
+fn udp_in(runtime: &Runtime, name: &str) -> SocketAddr {
+    let config = EndpointConfig::parse_spec(&format!("{name}=udp-in:127.0.0.1:0")).unwrap();
+    runtime.add(config).unwrap().expect("a udp-in endpoint has an address")
+}
+
+fn client() -> UdpSocket {
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.set_read_timeout(Some(LIMIT)).unwrap();
+    socket
+}
+
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < LIMIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn router() -> Arc<Runtime> {
+    Runtime::new("test", 60_000).unwrap()
+}
+
+/// 2 000 frames in bursts (so the router reads and sends them in batches), 3 frames in one
+/// datagram at the end: the receiver gets each once, byte for byte, and the counters of
+/// both links say exactly that.
+#[test]
+fn batched_forwarding_counts_every_frame_once() {
+    let runtime = router();
+    let (a, b) = (udp_in(&runtime, "a"), udp_in(&runtime, "b"));
+    let (sender, receiver) = (client(), client());
+    receiver.send_to(&heartbeat(2), b).unwrap(); // the receiver becomes a link of b
+    wait_until("the receiver's link", || runtime.status().links.len() == 1);
+    let frame = heartbeat(1);
+    let mut buf = [0u8; 2048];
+    for _ in 0..20 {
+        for _ in 0..100 {
+            sender.send_to(&frame, a).unwrap();
+        }
+        for _ in 0..100 {
+            let n = receiver.recv(&mut buf).unwrap();
+            assert_eq!(&buf[..n], &frame[..], "forwarded as received");
+        }
+    }
+    let packed = [heartbeat(3), heartbeat(4), heartbeat(5)].concat();
+    sender.send_to(&packed, a).unwrap();
+    for system in 3..=5 {
+        let n = receiver.recv(&mut buf).unwrap();
+        assert_eq!(&buf[..n], &heartbeat(system)[..], "one datagram per frame, in order");
+    }
+    let counters = |endpoint: &str| {
+        let status = runtime.status();
+        status.links.iter().find(|l| l.endpoint == endpoint).unwrap().counters
+    };
+    // A batch is counted once its send returns, which may be after the receiver has it.
+    wait_until("the last batch counted", || counters("b").frames_out == 2003);
+    let link = counters;
+    assert_eq!((link("a").frames_in, link("a").frames_out), (2003, 0), "a had no link when b's heartbeat came");
+    assert_eq!((link("b").frames_in, link("b").frames_out), (1, 2003));
+    assert_eq!(link("b").bytes_out, 2000 * frame.len() as u64 + packed.len() as u64);
+    assert_eq!(link("b").dropped_out, 0);
+    runtime.shutdown();
+}
+
+/// A `udp-in` endpoint serves at most `MAX_UDP_PEERS` senders: further ones are refused
+/// and counted, never made links.
+#[test]
+fn a_udp_in_endpoint_serves_a_bounded_number_of_peers() {
+    let runtime = router();
+    let a = udp_in(&runtime, "a");
+    let extra = 6;
+    let clients: Vec<UdpSocket> = (0..MAX_UDP_PEERS + extra).map(|_| client()).collect();
+    for (i, c) in clients.iter().enumerate() {
+        c.send_to(&heartbeat(1 + i as u8), a).unwrap();
+        // One at a time, so which senders are served is known: the first ones.
+        wait_until("the datagram to be read", || {
+            let status = runtime.status();
+            status.links.len() + status.refused_datagrams as usize == i + 1
+        });
+    }
+    let status = runtime.status();
+    assert_eq!((status.links.len(), status.refused_datagrams), (MAX_UDP_PEERS, extra as u64));
+    runtime.shutdown();
+}
