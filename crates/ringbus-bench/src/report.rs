@@ -120,3 +120,12 @@ pub fn write_json(rows: &[Row], path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(rows)?;
     std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }
+
+/// How a target line ends: "met" or "not met".
+pub fn verdict(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "not met"
+    }
+}

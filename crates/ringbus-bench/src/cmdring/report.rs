@@ -3,7 +3,7 @@
 
 use super::rows::ns_of;
 use super::{RingRow, Variant};
-use crate::report::num;
+use crate::report::{num, verdict};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -76,14 +76,6 @@ pub fn ratios(rows: &[RingRow]) -> String {
         }
     }
     out
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met {
-        "met"
-    } else {
-        "not met"
-    }
 }
 
 /// `batch 1: 0.240%, batch 64: 6.00%: not met at batch 64`, against the head-reads target.

@@ -2,7 +2,7 @@
 
 use super::measure::Measured;
 use super::{Metric, RouteConfig, Table};
-use crate::report::num;
+use crate::report::{num, verdict};
 use crate::stats::median;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -125,14 +125,6 @@ pub fn udp_markdown(rows: &[UdpRow]) -> String {
         );
     }
     out
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met {
-        "met"
-    } else {
-        "not met"
-    }
 }
 
 /// The two targets, as measured.

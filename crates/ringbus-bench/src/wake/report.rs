@@ -46,7 +46,7 @@ pub fn markdown(rows: &[WakeRow]) -> String {
 /// The target, as measured: `None` without both an io_uring and a futex row.
 pub fn target(rows: &[WakeRow]) -> Option<String> {
     let ratio = rows.iter().find(|r| r.backend == WakeBackend::IoUring)?.p50_vs_futex?;
-    let verdict = if ratio <= TARGET_IO_URING_P50_RATIO { "met" } else { "not met" };
+    let verdict = crate::report::verdict(ratio <= TARGET_IO_URING_P50_RATIO);
     Some(format!(
         "target: io_uring (1 word + 1 fd) p50 ≤ {TARGET_IO_URING_P50_RATIO}× futex p50 — measured {ratio:.2}×: {verdict}"
     ))
