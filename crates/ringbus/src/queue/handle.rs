@@ -53,11 +53,7 @@ impl<T: Pod> Producer<T> {
     /// Never blocks; wakes the consumer only if it sleeps.
     pub fn push_batch(&mut self, commands: &[T]) -> Result<usize, QueueError> {
         let h = &self.handle;
-        let positions = match self.entry {
-            Some(entry) => h.view.producer_positions(entry),
-            None => h.view.positions(),
-        };
-        let n = self.side.push(positions, &h.view.slots::<T>(), commands)?;
+        let n = self.side.push(h.view.producer_positions(self.entry), &h.view.slots::<T>(), commands)?;
         if n > 0 {
             h.view.data_bell().ring();
         }

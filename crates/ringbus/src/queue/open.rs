@@ -96,10 +96,7 @@ impl<T: Pod> QueueBuilder<T> {
             }
             Mode::Mpsc => Some(handle.claim_producer_entry()?),
         };
-        let positions = match entry {
-            Some(entry) => handle.view.producer_positions(entry),
-            None => handle.view.positions(),
-        };
+        let positions = handle.view.producer_positions(entry);
         let side = ProducerSide::new(handle.config.mode(), positions);
         let capacity = handle.config.capacity as u64;
         let head = positions.head.load(crate::sync::Ordering::Acquire);

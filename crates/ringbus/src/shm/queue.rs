@@ -252,9 +252,10 @@ impl QueueView {
         unsafe { Positions { tail: self.tail.as_ref(), head: self.head.as_ref(), claim: None } }
     }
 
-    /// The positions as the MPSC producer holding entry `entry` sees them.
-    pub(crate) fn producer_positions(&self, entry: u32) -> Positions<'_> {
-        Positions { claim: Some(self.claim(entry)), ..self.positions() }
+    /// The positions as a producer sees them: with its claim word if it is an MPSC
+    /// producer holding entry `entry`.
+    pub(crate) fn producer_positions(&self, entry: Option<u32>) -> Positions<'_> {
+        Positions { claim: entry.map(|e| self.claim(e)), ..self.positions() }
     }
 
     /// The claim word of producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
