@@ -22,7 +22,8 @@ never back out of the link it came in. Filters per endpoint (config file) allow 
 by message id, source system and source component, in and out.
 
 Endpoints, as NAME=TYPE:ADDRESS:
-  udp-in:HOST:PORT    UDP server; every peer that sends to it is served (a link each)
+  udp-in:HOST:PORT    UDP server; every peer that sends to it is served (a link each, up
+                      to 64; datagrams from further peers are refused and counted)
   udp-out:HOST:PORT   UDP to one address; replies are routed too
   tcp-in:HOST:PORT    TCP server; every connection is a link
   tcp-out:HOST:PORT   TCP client, reconnecting with backoff (100 ms to 5 s)
