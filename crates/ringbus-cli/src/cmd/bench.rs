@@ -6,7 +6,7 @@ use super::bench_ring::RingArgs;
 use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -66,6 +66,42 @@ pub struct OutputArgs {
     /// Also draw the results as an SVG figure (see above). Example: --plot out.svg
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+}
+
+/// Writes the results where `--json` and `--plot` asked (each optional), saying so on
+/// stderr: how every bench command ends.
+pub fn write_outputs<A, B>(
+    json: Option<&Path>,
+    plot: Option<&Path>,
+    write_json: impl FnOnce(&Path) -> Result<(), A>,
+    draw: impl FnOnce(&Path) -> Result<(), B>,
+) -> anyhow::Result<()>
+where
+    anyhow::Error: From<A> + From<B>,
+{
+    if let Some(path) = json {
+        write_json(path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    if let Some(path) = plot {
+        draw(path)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+impl OutputArgs {
+    /// [`write_outputs`] to this command's `--json` and `--plot`.
+    pub fn write<A, B>(
+        &self,
+        write_json: impl FnOnce(&Path) -> Result<(), A>,
+        draw: impl FnOnce(&Path) -> Result<(), B>,
+    ) -> anyhow::Result<()>
+    where
+        anyhow::Error: From<A> + From<B>,
+    {
+        write_outputs(self.json.as_deref(), self.plot.as_deref(), write_json, draw)
+    }
 }
 
 /// CPUs this process may run on (what `--cpus` may name).

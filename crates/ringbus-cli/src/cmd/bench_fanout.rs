@@ -149,15 +149,12 @@ impl FanoutArgs {
         if let Some(why) = &outcome.syscalls_unavailable {
             println!("\nsystem calls not counted: {why}");
         }
-        if let Some(path) = &self.json {
-            report::write_json(&outcome.rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.plot {
-            ringbus_bench::plot::draw(&outcome.rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        super::bench::write_outputs(
+            self.json.as_deref(),
+            self.plot.as_deref(),
+            |path| report::write_json(&outcome.rows, path),
+            |path| ringbus_bench::plot::draw(&outcome.rows, path),
+        )
     }
 }
 

@@ -164,15 +164,7 @@ impl PollingArgs {
             println!();
             print!("{ratios}");
         }
-        if let Some(path) = &self.output.json {
-            report::write_json(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.output.plot {
-            plot::draw(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        self.output.write(|path| report::write_json(&rows, path), |path| plot::draw(&rows, path))
     }
 }
 

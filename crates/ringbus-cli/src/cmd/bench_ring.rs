@@ -230,15 +230,7 @@ impl RingArgs {
             println!("| what | calls | p50 | p99 | max |\n|---|--:|--:|--:|--:|");
             print!("{}", service::markdown(row));
         }
-        if let Some(path) = &self.output.json {
-            report::write_json(&rows, service.as_ref(), path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.output.plot {
-            plot::draw(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        self.output.write(|path| report::write_json(&rows, service.as_ref(), path), |path| plot::draw(&rows, path))
     }
 }
 

@@ -102,14 +102,6 @@ impl RouteBenchArgs {
         for target in report::targets(&rows, &udp) {
             println!("\n{target}");
         }
-        if let Some(path) = &self.output.json {
-            report::write_json(&rows, &udp, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.output.plot {
-            plot::draw(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        self.output.write(|path| report::write_json(&rows, &udp, path), |path| plot::draw(&rows, path))
     }
 }

@@ -148,15 +148,12 @@ impl TokensArgs {
             println!();
             print!("{}", report::ratios(&rows));
         }
-        if let Some(path) = &self.json {
-            report::write_json(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.plot {
-            tokens::plot::draw(&rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        super::bench::write_outputs(
+            self.json.as_deref(),
+            self.plot.as_deref(),
+            |path| report::write_json(&rows, path),
+            |path| tokens::plot::draw(&rows, path),
+        )
     }
 }
 

@@ -155,15 +155,12 @@ impl WakeArgs {
         for (b, why) in &outcome.skipped {
             println!("\nskipped {b}: {why}");
         }
-        if let Some(path) = &self.json {
-            report::write_json(&outcome.rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        if let Some(path) = &self.plot {
-            plot::draw(&outcome.rows, path)?;
-            eprintln!("wrote {}", path.display());
-        }
-        Ok(())
+        super::bench::write_outputs(
+            self.json.as_deref(),
+            self.plot.as_deref(),
+            |path| report::write_json(&outcome.rows, path),
+            |path| plot::draw(&outcome.rows, path),
+        )
     }
 }
 
