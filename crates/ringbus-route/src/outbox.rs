@@ -69,14 +69,24 @@ fn flush(mut entries: Vec<Entry>) {
 /// One `sendmmsg` for `group` (all on one socket); what it did not take is sent one by one,
 /// so every frame is counted as sent or dropped.
 fn send_group(group: &[Entry]) {
-    let slices: Vec<[IoSlice<'_>; 1]> = group.iter().map(|e| [IoSlice::new(&e.bytes)]).collect();
-    let addresses: Vec<Option<SockaddrStorage>> = group.iter().map(|e| Some(SockaddrStorage::from(e.peer))).collect();
-    let mut headers = MultiHeaders::<SockaddrStorage>::preallocate(group.len(), None);
-    let fd = group[0].socket.as_raw_fd();
-    let no_control: [ControlMessage<'_>; 0] = [];
-    let sent = sendmmsg(fd, &mut headers, &slices, &addresses, no_control, MsgFlags::empty()).map_or(0, |r| r.count());
+    let payloads: Vec<&[u8]> = group.iter().map(|e| &e.bytes[..]).collect();
+    let peers: Vec<SocketAddr> = group.iter().map(|e| e.peer).collect();
+    let sent = send_datagrams(&group[0].socket, &payloads, &peers).unwrap_or(0);
     for (i, entry) in group.iter().enumerate() {
         let ok = i < sent || entry.socket.send_to(&entry.bytes, entry.peer).is_ok();
         entry.link.count_delivery(entry.bytes.len(), ok);
     }
+}
+
+/// One `sendmmsg` on `socket`: datagram `i` is `payloads[i]`, to `peers[i]`. Returns how
+/// many the kernel took (it stops at the first it refuses).
+pub fn send_datagrams(socket: &UdpSocket, payloads: &[&[u8]], peers: &[SocketAddr]) -> std::io::Result<usize> {
+    assert_eq!(payloads.len(), peers.len(), "one peer per datagram");
+    let slices: Vec<[IoSlice<'_>; 1]> = payloads.iter().map(|p| [IoSlice::new(p)]).collect();
+    let addresses: Vec<Option<SockaddrStorage>> = peers.iter().map(|&p| Some(SockaddrStorage::from(p))).collect();
+    let mut headers = MultiHeaders::<SockaddrStorage>::preallocate(slices.len(), None);
+    let no_control: [ControlMessage<'_>; 0] = [];
+    let sent = sendmmsg(socket.as_raw_fd(), &mut headers, &slices, &addresses, no_control, MsgFlags::empty())
+        .map_err(std::io::Error::from)?;
+    Ok(sent.count())
 }

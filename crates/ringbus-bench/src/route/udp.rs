@@ -3,20 +3,20 @@
 //! them from the other. The sender keeps at most [`WINDOW`] frames in flight (the receiver
 //! keeps up by construction); every frame not received within a second of the end is lost.
 //!
-//! Clients move `client_batch` datagrams per system call: 1 is what a MAVLink program
-//! does (`sendto`/`recvfrom` per frame); more (`sendmmsg`/`recvmmsg`) takes the clients'
-//! own system calls out of the way, so that what is measured is the router.
+//! Clients move 1 datagram per system call (`sendto`/`recv`: what a MAVLink program does)
+//! or batches: the sender `client_batch` per `sendmmsg`, the receiver up to 32 per
+//! `recvmmsg`, read as the router reads (`BatchReader`), so that what is measured is the
+//! router.
 
 use super::report::UdpRow;
 use anyhow::{Context, Result};
 use mavlink::dialects::common::{MavMessage, HEARTBEAT_DATA};
-use nix::sys::socket::{recvmmsg, sendmmsg, ControlMessage, MsgFlags, MultiHeaders, SockaddrStorage};
 use ringbus_route::config::EndpointConfig;
+use ringbus_route::endpoint::BatchReader;
 use ringbus_route::frame::encode;
+use ringbus_route::outbox::send_datagrams;
 use ringbus_route::runtime::Runtime;
-use std::io::{IoSlice, IoSliceMut};
 use std::net::{SocketAddr, UdpSocket};
-use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -39,22 +39,7 @@ fn send_burst(socket: &UdpSocket, frame: &[u8], to: SocketAddr, count: usize) ->
         socket.send_to(frame, to)?;
         return Ok(1);
     }
-    let slices: Vec<[IoSlice<'_>; 1]> = (0..count).map(|_| [IoSlice::new(frame)]).collect();
-    let addresses = vec![Some(SockaddrStorage::from(to)); count];
-    let mut headers = MultiHeaders::<SockaddrStorage>::preallocate(count, None);
-    let no_control: [ControlMessage<'_>; 0] = [];
-    let sent = sendmmsg(socket.as_raw_fd(), &mut headers, &slices, &addresses, no_control, MsgFlags::empty())?;
-    Ok(sent.count())
-}
-
-/// Receives up to `batch` datagrams (one `recvmmsg`, or `recv` for one); 0 on timeout.
-fn receive_burst(socket: &UdpSocket, batch: usize, buffers: &mut [[u8; 512]]) -> usize {
-    if batch == 1 {
-        return socket.recv(&mut buffers[0]).map_or(0, |_| 1);
-    }
-    let mut slices: Vec<[IoSliceMut<'_>; 1]> = buffers.iter_mut().take(batch).map(|b| [IoSliceMut::new(b)]).collect();
-    let mut headers = MultiHeaders::<SockaddrStorage>::preallocate(batch, None);
-    recvmmsg(socket.as_raw_fd(), &mut headers, &mut slices, MsgFlags::MSG_WAITFORONE, None).map_or(0, |r| r.count())
+    Ok(send_datagrams(socket, &vec![frame; count], &vec![to; count])?)
 }
 
 pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
@@ -71,12 +56,17 @@ pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
     let received = Arc::new(AtomicU64::new(0));
     let counting = received.clone();
     let reader = std::thread::spawn(move || {
-        let mut buffers = vec![[0u8; 512]; client_batch];
+        // One datagram per `recv`, or batches of up to 32 read as the router reads them.
+        let (mut batches, mut buffer) = (BatchReader::new(), [0u8; 512]);
         loop {
-            match receive_burst(&receiver, client_batch, &mut buffers) {
-                0 => break,
-                n => counting.fetch_add(n as u64, Ordering::Release),
+            let n = match client_batch {
+                1 => receiver.recv(&mut buffer).map_or(0, |_| 1),
+                _ => batches.read(&receiver, |_, _| {}),
             };
+            if n == 0 {
+                break;
+            }
+            counting.fetch_add(n as u64, Ordering::Release);
         }
     });
     let frame = heartbeat(1);

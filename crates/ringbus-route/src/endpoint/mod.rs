@@ -9,7 +9,7 @@ mod shm;
 mod tcp;
 mod udp;
 
-pub use udp::{MAX_DATAGRAM, MAX_UDP_PEERS};
+pub use udp::{BatchReader, MAX_DATAGRAM, MAX_UDP_PEERS};
 
 use crate::config::{EndpointConfig, EndpointKind};
 use crate::frame::Framer;

@@ -33,14 +33,16 @@ fn resolve(address: &str) -> std::io::Result<SocketAddr> {
     address.to_socket_addrs()?.next().ok_or_else(|| std::io::Error::new(ErrorKind::NotFound, "no address"))
 }
 
-/// Receives datagrams in batches.
-struct BatchReader {
+/// Receives datagrams in batches (also what `ringbus bench route`'s batching client reads
+/// with).
+#[derive(Debug)]
+pub struct BatchReader {
     headers: MultiHeaders<SockaddrStorage>,
     buffers: Vec<Vec<u8>>,
 }
 
 impl BatchReader {
-    fn new() -> BatchReader {
+    pub fn new() -> BatchReader {
         BatchReader {
             headers: MultiHeaders::preallocate(BATCH, None),
             buffers: (0..BATCH).map(|_| vec![0u8; MAX_DATAGRAM]).collect(),
@@ -49,7 +51,7 @@ impl BatchReader {
 
     /// Waits (at most the socket's read timeout) for datagrams and hands each, with its
     /// sender, to `each` — inside one outbox batch. Returns how many there were.
-    fn read(&mut self, socket: &UdpSocket, mut each: impl FnMut(SocketAddr, &[u8])) -> usize {
+    pub fn read(&mut self, socket: &UdpSocket, mut each: impl FnMut(SocketAddr, &[u8])) -> usize {
         let mut slices: Vec<[IoSliceMut<'_>; 1]> = self.buffers.iter_mut().map(|b| [IoSliceMut::new(b)]).collect();
         let Ok(received) = recvmmsg(socket.as_raw_fd(), &mut self.headers, &mut slices, MsgFlags::MSG_WAITFORONE, None)
         else {
@@ -65,6 +67,12 @@ impl BatchReader {
             }
         });
         messages.len()
+    }
+}
+
+impl Default for BatchReader {
+    fn default() -> Self {
+        BatchReader::new()
     }
 }
 
