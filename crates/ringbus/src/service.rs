@@ -164,18 +164,18 @@ impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
 
     /// Whether a server is alive: the one this client knew, or a new one that recreated
     /// the request queue after the old one left (whose queue this client then uses).
-    fn server_alive(&mut self) -> Result<bool, CallError> {
+    fn server_alive(&mut self) -> bool {
         if self.requests.consumer_alive() {
-            return Ok(true);
+            return true;
         }
         let reopened = self.node.queue::<Envelope<Req>>(&requests_name(&self.service)).mpsc().existing_producer();
         match reopened {
             Ok(Some(requests)) if requests.consumer_alive() => {
                 self.requests = requests;
-                Ok(true)
+                true
             }
             // No server, or a queue that cannot be opened: the server is what is missing.
-            _ => Ok(false),
+            _ => false,
         }
     }
 
@@ -185,7 +185,7 @@ impl<Req: Pod, Resp: Pod> Client<Req, Resp> {
         self.next += 1;
         let envelope = Envelope { id: self.next, client: self.id, body: request };
         loop {
-            if !self.server_alive()? {
+            if !self.server_alive() {
                 return Err(CallError::ServerGone);
             }
             let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
