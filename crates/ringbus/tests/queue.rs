@@ -349,6 +349,16 @@ fn an_mpsc_producer_killed_between_claim_and_write_does_not_stall_the_consumer()
     assert_eq!(consumer.abandoned(), 3);
 }
 
+/// Checks one popped batch command by command (a batch may hold several commands of one
+/// producer): each is intact and the next of its producer's sequence.
+fn check_in_order(batch: &[Command], next: &mut [u64; 4], round: usize) {
+    for c in batch {
+        assert_eq!(*c, command(c.producer, c.sequence), "round {round}: a torn or foreign command");
+        assert_eq!(c.sequence, next[c.producer as usize], "round {round}: producer {} out of order", c.producer);
+        next[c.producer as usize] += 1;
+    }
+}
+
 /// Rounds of 3 MPSC producer processes killed with SIGKILL at random moments while a
 /// fourth pushes its 20 000 commands: the consumer never hangs, gets all of the
 /// survivor's in order, and of each killed producer an unbroken prefix of its sequence.
@@ -384,22 +394,14 @@ fn mpsc_producers_killed_at_random_never_stall_or_garble_the_queue() {
                 continue;
             }
             let n = consumer.pop_batch(&mut out).unwrap();
-            for c in &out[..n] {
-                assert_eq!(*c, command(c.producer, c.sequence), "round {round}: a torn or foreign command");
-                assert_eq!(
-                    c.sequence, next[c.producer as usize],
-                    "round {round}: producer {} out of order",
-                    c.producer
-                );
-                next[c.producer as usize] += 1;
-            }
+            check_in_order(&out[..n], &mut next, round);
         }
         assert!(wait_child(survivor, LIMIT, "survivor").success());
         // What the dead claimed and never wrote is skipped once the grace has passed.
         while consumer.wait(Some(Duration::from_millis(50))) {
             let n = consumer.pop_batch(&mut out).unwrap();
-            assert!(out[..n].iter().all(|c| c.producer != 0 && c.sequence == next[c.producer as usize]));
-            out[..n].iter().for_each(|c| next[c.producer as usize] += 1);
+            assert!(out[..n].iter().all(|c| c.producer != 0), "round {round}: the survivor pushed more than it has");
+            check_in_order(&out[..n], &mut next, round);
         }
         eprintln!(
             "round {round}: killed producers got {:?} through; {} positions abandoned so far",
