@@ -29,6 +29,7 @@ fn command(producer: u64, sequence: u64) -> Command {
 
 const PER_PRODUCER: u64 = 20_000;
 const LIMIT: Duration = Duration::from_secs(120);
+const PING_PONGS: u64 = 20_000;
 
 #[test]
 fn child_entry() {
@@ -78,7 +79,7 @@ fn child_entry() {
         }
         "claimer" => {
             // Pushes 5 commands, then does what a producer killed between its claim and its
-            // marks leaves behind: its claim announced in its entry (the first: 768) and 3
+            // marks leaves behind: its claim announced in its entry (the first: 1024) and 3
             // positions claimed on the tail (512) — and never writes them.
             let mut producer = node.queue::<Command>("jobs").capacity(64).mpsc().producer().unwrap();
             for s in 0..5 {
@@ -88,7 +89,7 @@ fn child_entry() {
             let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
             let mut tail = [0u8; 8];
             file.read_exact_at(&mut tail, 512).unwrap();
-            file.write_all_at(&tail, 768).unwrap();
+            file.write_all_at(&tail, 1024).unwrap();
             file.write_all_at(&(u64::from_le_bytes(tail) + 3).to_le_bytes(), 512).unwrap();
             println!("claimed");
             loop {
@@ -100,6 +101,17 @@ fn child_entry() {
             println!("ready");
             loop {
                 consumer.wait(None);
+            }
+        }
+        "echo" => {
+            // Sends back every number it gets, sleeping in `wait` whenever "ping" is empty.
+            let mut pings = node.queue::<u64>("ping").consumer().unwrap();
+            let mut pongs = node.queue::<u64>("pong").producer().unwrap();
+            println!("ready");
+            for _ in 0..PING_PONGS {
+                assert!(pings.wait(Some(LIMIT)), "echo: no ping for {LIMIT:?}");
+                let n = pings.pop().unwrap().unwrap();
+                pongs.push_timeout(n, Some(LIMIT)).unwrap();
             }
         }
         other => panic!("unknown role {other}"),
@@ -256,7 +268,7 @@ fn a_hostile_consumer_position_never_makes_the_producer_overwrite() {
     let mut consumer = node.queue::<u64>("hostile").capacity(16).consumer().unwrap();
     let mut producer = node.queue::<u64>("hostile").producer().unwrap();
     let file = std::fs::OpenOptions::new().read(true).write(true).open(root.file_path("queue.hostile")).unwrap();
-    const HEAD_OFFSET: u64 = 576;
+    const HEAD_OFFSET: u64 = 640;
     let write_head = |v: u64| file.write_all_at(&v.to_le_bytes(), HEAD_OFFSET).unwrap();
     let mut rng = 0x2545_F491_4F6C_DD1Du64;
     let mut step = || {
@@ -357,6 +369,33 @@ fn check_in_order(batch: &[Command], next: &mut [u64; 4], round: usize) {
         assert_eq!(c.sequence, next[c.producer as usize], "round {round}: producer {} out of order", c.producer);
         next[c.producer as usize] += 1;
     }
+}
+
+/// Two processes bounce a number through two queues 20 000 times, each going to sleep in
+/// `wait` between turns: every turn is a wake-up across processes, rung with the light
+/// fence and slept on after the waiter's `membarrier` (`notify::fences`). One lost
+/// wake-up leaves both asleep, and the watchdog fails the test instead of a hang.
+#[test]
+fn ping_pong_between_sleeping_processes_loses_no_wake_up() {
+    let root = TestRoot::new();
+    let node = root.node("pinger");
+    let mut pings = node.queue::<u64>("ping").capacity(2).producer().unwrap();
+    let mut pongs = node.queue::<u64>("pong").capacity(2).consumer().unwrap();
+    let mut echo = spawn_child("child_entry", "echo", root.path(), &[]);
+    // Kept open until the child has exited: its test harness prints to it at the end.
+    let mut echo_out = BufReader::new(echo.stdout.take().unwrap());
+    read_until_line(&mut echo_out, "ready");
+    let turns = with_watchdog(LIMIT, "ping-pong", move || {
+        for n in 0..PING_PONGS {
+            pings.push(n).unwrap();
+            assert!(pongs.wait(Some(Duration::from_secs(30))), "turn {n}: no pong (a lost wake-up)");
+            assert_eq!(pongs.pop().unwrap(), Some(n));
+        }
+        PING_PONGS
+    });
+    assert_eq!(turns, PING_PONGS);
+    assert!(wait_child(echo, LIMIT, "echo").success());
+    drop(echo_out);
 }
 
 /// Rounds of 3 MPSC producer processes killed with SIGKILL at random moments while a

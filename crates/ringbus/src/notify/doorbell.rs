@@ -3,10 +3,11 @@
 //!
 //! The same store→load (Dekker) pattern as the topic protocol (`notify::protocol`), made
 //! cheaper for the ringer because a queue's ringer rings on every push or pop: it bumps
-//! the word only when someone sleeps. Ringer: store the data, `SeqCst` fence, load
-//! sleepers; if non-zero, bump the word (Release) and `FUTEX_WAKE` everyone. Waiter:
-//! set its bit in sleepers, `SeqCst` fence, load the word, look for data, sleep only while
-//! the word still holds what it loaded.
+//! the word only when someone sleeps, and its barrier is the light half of an asymmetric
+//! fence (`notify::fences`: a compiler fence; the waiter's `membarrier` pays for both).
+//! Ringer: store the data, light fence, load sleepers; if non-zero, bump the word
+//! (Release) and `FUTEX_WAKE` everyone. Waiter: set its bit in sleepers, heavy fence,
+//! load the word, look for data, sleep only while the word still holds what it loaded.
 //!
 //! Sleepers is a mask with one bit per waiter *role* (the consumer; a producer entry), not
 //! a count: a waiter killed asleep leaves its own bit set, and whoever takes the role over
@@ -16,7 +17,8 @@
 //! waiter that saw the bumped word also sees the data (the bump is a Release after it).
 //! Model-checked by loom below.
 
-use crate::sync::{fence, futex, AtomicU32, AtomicU64, FutexWait, Ordering};
+use super::fences;
+use crate::sync::{futex, AtomicU32, AtomicU64, FutexWait, Ordering};
 use std::time::Duration;
 
 /// The words of one doorbell.
@@ -30,9 +32,10 @@ pub(crate) struct Doorbell<'a> {
 impl Doorbell<'_> {
     /// Ringer side, after storing what the waiters wait for: wakes them if any sleeps.
     /// Returns whether it made the system call.
+    #[inline]
     pub(crate) fn ring(&self) -> bool {
-        // Pairs with the fence in `wait`.
-        fence(Ordering::SeqCst);
+        // Pairs with the barrier in `wait` (see `notify::fences`).
+        fences::light();
         if self.sleepers.load(Ordering::Relaxed) == 0 {
             return false;
         }
@@ -48,11 +51,16 @@ impl Doorbell<'_> {
     pub(crate) fn wait(&self, me: u64, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
         self.sleepers.fetch_or(me, Ordering::Relaxed);
         // Pairs with the fence in `ring`.
-        fence(Ordering::SeqCst);
+        let covered = fences::heavy();
         // Acquire: pairs with the Release bump in `ring`.
         let seen = self.word.load(Ordering::Acquire);
         let found = ready();
         if !found {
+            let timeout = match timeout {
+                _ if covered => timeout,
+                Some(t) => Some(t.min(fences::UNCOVERED_SLEEP)),
+                None => Some(fences::UNCOVERED_SLEEP),
+            };
             // Woken, timed out, or the word moved: the caller looks again either way.
             let _: FutexWait = futex::wait(self.word, seen, timeout);
         }

@@ -4,16 +4,18 @@
 //! ```text
 //!    0 QueueHeader (512 B): SegmentHeader, QueueConfig, command type, name
 //!  512 tail       next position producers claim         (producers' line; SPSC lock byte)
-//!  576 head       next position the consumer reads      (consumer's line; its lock byte)
-//!  640 data doorbell: word (u32), sleepers mask (u64 at +8)   (the consumer sleeps here)
-//!  704 space doorbell: word, sleepers mask                    (producers sleep here)
-//!  768 producer entries: 64 × 64 B, MPSC only; each its producer's lock byte and claim
+//!  640 head       next position the consumer reads      (consumer's line; its lock byte)
+//!  768 data doorbell: word (u32), sleepers mask (u64 at +8)   (the consumer sleeps here)
+//!  896 space doorbell: word, sleepers mask                    (producers sleep here)
+//! 1024 producer entries: 64 × 64 B, MPSC only; each its producer's lock byte and claim
 //!      word (the position it is claiming from, or NO_CLAIM; see `ring::commands`)
-//! 4864 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
+//! 5120 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
 //!      SPSC: the command alone
 //! ```
-//! Each position, doorbell and producer entry has its own cache line, so a push touches
-//! the producer's lines and the slot, and only a reload of the cached head touches the
+//! Each position and doorbell has a 128-byte block of its own (x86 cores prefetch lines
+//! in aligned pairs, so two hot words on neighbouring lines still interfere, as in
+//! crossbeam's `CachePadded`), each producer entry its own line: a push touches the
+//! producer's lines and the slot, and only a reload of the cached head touches the
 //! consumer's.
 
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
@@ -31,15 +33,15 @@ pub(crate) const MAX_CAPACITY: u32 = 1 << 24;
 /// Largest command: a slot is meant for a small fixed-size record, not a payload.
 pub(crate) const MAX_COMMAND_BYTES: u64 = 64 * 1024;
 const TAIL_OFFSET: usize = 512;
-const HEAD_OFFSET: usize = 576;
-const DATA_BELL_OFFSET: usize = 640;
-const SPACE_BELL_OFFSET: usize = 704;
-const PRODUCERS_OFFSET: usize = 768;
+const HEAD_OFFSET: usize = 640;
+const DATA_BELL_OFFSET: usize = 768;
+const SPACE_BELL_OFFSET: usize = 896;
+const PRODUCERS_OFFSET: usize = 1024;
 const PRODUCER_ENTRY_BYTES: usize = 64;
 /// Producers an MPSC queue takes at once (each holds one entry while it lives).
 pub const MAX_QUEUE_PRODUCERS: u32 = 64;
 const SLOTS_OFFSET: usize = PRODUCERS_OFFSET + MAX_QUEUE_PRODUCERS as usize * PRODUCER_ENTRY_BYTES;
-const _: () = assert!(SLOTS_OFFSET == 4864);
+const _: () = assert!(SLOTS_OFFSET == 5120);
 /// The liveness lock bytes: the SPSC producer's and the consumer's.
 pub(crate) const PRODUCER_LOCK_BYTE: u64 = TAIL_OFFSET as u64;
 pub(crate) const CONSUMER_LOCK_BYTE: u64 = HEAD_OFFSET as u64;
@@ -247,6 +249,7 @@ impl QueueView {
     }
 
     /// The positions, as the consumer, an SPSC producer or an observer sees them.
+    #[inline]
     pub(crate) fn positions(&self) -> Positions<'_> {
         // SAFETY: in the mapping we own, aligned atomics (checked by `Region::get` in `new`).
         unsafe { Positions { tail: self.tail.as_ref(), head: self.head.as_ref(), claim: None } }
@@ -254,32 +257,38 @@ impl QueueView {
 
     /// The positions as a producer sees them: with its claim word if it is an MPSC
     /// producer holding entry `entry`.
+    #[inline]
     pub(crate) fn producer_positions(&self, entry: Option<u32>) -> Positions<'_> {
         Positions { claim: entry.map(|e| self.claim(e)), ..self.positions() }
     }
 
     /// The claim word of producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
+    #[inline]
     pub(crate) fn claim(&self, entry: u32) -> &AtomicU64 {
         // SAFETY: as in `positions`; `entry` indexes the array (panics past it).
         unsafe { self.claims[entry as usize].as_ref() }
     }
 
+    #[inline]
     fn bell(&self, words: &(NonNull<AtomicU32>, NonNull<AtomicU64>)) -> Doorbell<'_> {
         // SAFETY: as in `positions`.
         unsafe { Doorbell { word: words.0.as_ref(), sleepers: words.1.as_ref() } }
     }
 
     /// The doorbell the consumer sleeps on.
+    #[inline]
     pub(crate) fn data_bell(&self) -> Doorbell<'_> {
         self.bell(&self.data_bell)
     }
 
     /// The doorbell producers sleep on while the queue is full.
+    #[inline]
     pub(crate) fn space_bell(&self) -> Doorbell<'_> {
         self.bell(&self.space_bell)
     }
 
     /// Byte `offset` of slot `index` (masked into the ring).
+    #[inline]
     fn slot(&self, index: usize, offset: usize) -> *mut u8 {
         // SAFETY: `index & mask < capacity` and `offset + size ≤ stride`, so the address
         // lies in the slots range checked in `new`.
@@ -288,6 +297,7 @@ impl QueueView {
 
     /// The slots, holding commands of type `T` — whose name, size and alignment the caller
     /// checked against the header.
+    #[inline]
     pub(crate) fn slots<T: Pod>(&self) -> ViewSlots<'_, T> {
         ViewSlots { view: self, _command: PhantomData }
     }
@@ -299,7 +309,12 @@ pub(crate) struct ViewSlots<'v, T> {
     _command: PhantomData<T>,
 }
 
+/// Runs this short are copied command by command: a call to `memcpy` for a run of one
+/// 32-byte command cost more than the rest of a push (measured single-threaded).
+const SMALL_RUN: usize = 4;
+
 impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
+    #[inline]
     fn capacity(&self) -> u64 {
         self.view.mask as u64 + 1
     }
@@ -310,6 +325,7 @@ impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
         unsafe { &*self.view.slot(index, 0).cast::<AtomicU64>() }
     }
 
+    #[inline]
     fn write(&self, index: usize, value: &T) {
         // SAFETY: in bounds (`slot`), aligned for `T` (offset and stride are multiples of
         // its alignment); the ring protocol gives this slot to us alone until the consumer
@@ -317,13 +333,15 @@ impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
         unsafe { std::ptr::write_volatile(self.view.slot(index, self.view.command_offset).cast::<T>(), *value) }
     }
 
+    #[inline]
     fn read(&self, index: usize) -> T {
         // SAFETY: in bounds and aligned as in `write`; every bit pattern is a valid `T`.
         unsafe { std::ptr::read_volatile(self.view.slot(index, self.view.command_offset).cast::<T>()) }
     }
 
+    #[inline]
     fn write_run(&self, index: usize, values: &[T]) {
-        if !self.packed() {
+        if !self.packed() || values.len() <= SMALL_RUN {
             return values.iter().enumerate().for_each(|(i, v)| self.write(index + i, v));
         }
         assert!(index + values.len() <= self.view.mask + 1, "ringbus bug: a run past the ring's end");
@@ -333,8 +351,9 @@ impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
         unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.view.slot(index, 0).cast::<T>(), values.len()) }
     }
 
+    #[inline]
     fn read_run(&self, index: usize, out: &mut [T]) {
-        if !self.packed() {
+        if !self.packed() || out.len() <= SMALL_RUN {
             return out.iter_mut().enumerate().for_each(|(i, v)| *v = self.read(index + i));
         }
         assert!(index + out.len() <= self.view.mask + 1, "ringbus bug: a run past the ring's end");
@@ -346,6 +365,7 @@ impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
 
 impl<T: Pod> ViewSlots<'_, T> {
     /// SPSC slots: the commands alone, back to back, so runs copy as one block.
+    #[inline]
     fn packed(&self) -> bool {
         self.view.command_offset == 0 && self.view.stride == std::mem::size_of::<T>()
     }

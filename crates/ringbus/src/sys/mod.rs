@@ -10,6 +10,7 @@ pub mod eventfd;
 pub mod fs;
 pub mod futex;
 pub mod lock;
+pub mod membarrier;
 pub mod mmap;
 pub mod perf;
 pub mod pidfd;
