@@ -372,9 +372,9 @@ fn check_in_order(batch: &[Command], next: &mut [u64; 4], round: usize) {
 }
 
 /// Two processes bounce a number through two queues 20 000 times, each going to sleep in
-/// `wait` between turns: every turn is a wake-up across processes, rung with the light
-/// fence and slept on after the waiter's `membarrier` (`notify::fences`). One lost
-/// wake-up leaves both asleep, and the watchdog fails the test instead of a hang.
+/// `wait` between turns: every turn is a wake-up across processes (the doorbell's
+/// store→fence→load on both sides). One lost wake-up leaves both asleep, and the
+/// watchdog fails the test instead of a hang.
 #[test]
 fn ping_pong_between_sleeping_processes_loses_no_wake_up() {
     let root = TestRoot::new();

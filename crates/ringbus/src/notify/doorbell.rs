@@ -3,11 +3,10 @@
 //!
 //! The same store→load (Dekker) pattern as the topic protocol (`notify::protocol`), made
 //! cheaper for the ringer because a queue's ringer rings on every push or pop: it bumps
-//! the word only when someone sleeps, and its barrier is the light half of an asymmetric
-//! fence (`notify::fences`: a compiler fence; the waiter's `membarrier` pays for both).
-//! Ringer: store the data, light fence, load sleepers; if non-zero, bump the word
-//! (Release) and `FUTEX_WAKE` everyone. Waiter: set its bit in sleepers, heavy fence,
-//! load the word, look for data, sleep only while the word still holds what it loaded.
+//! the word only when someone sleeps. Ringer: store the data, `SeqCst` fence, load
+//! sleepers; if non-zero, bump the word (Release) and `FUTEX_WAKE` everyone. Waiter:
+//! set its bit in sleepers, `SeqCst` fence, load the word, look for data, sleep only while
+//! the word still holds what it loaded.
 //!
 //! Sleepers is a mask with one bit per waiter *role* (the consumer; a producer entry), not
 //! a count: a waiter killed asleep leaves its own bit set, and whoever takes the role over
@@ -17,8 +16,7 @@
 //! waiter that saw the bumped word also sees the data (the bump is a Release after it).
 //! Model-checked by loom below.
 
-use super::fences;
-use crate::sync::{futex, AtomicU32, AtomicU64, FutexWait, Ordering};
+use crate::sync::{fence, futex, AtomicU32, AtomicU64, FutexWait, Ordering};
 use std::time::Duration;
 
 /// The words of one doorbell.
@@ -34,8 +32,11 @@ impl Doorbell<'_> {
     /// Returns whether it made the system call.
     #[inline]
     pub(crate) fn ring(&self) -> bool {
-        // Pairs with the barrier in `wait` (see `notify::fences`).
-        fences::light();
+        // Pairs with the fence in `wait`. (An asymmetric fence — a compiler fence here and
+        // `membarrier` in `wait` — saved about 8 ns per push in `ringbus bench ring` but
+        // made the service round trip's p99 4× worse on this VM: the waiter's barrier
+        // waits for IPIs to vCPUs the host may have descheduled.)
+        fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::Relaxed) == 0 {
             return false;
         }
@@ -51,16 +52,11 @@ impl Doorbell<'_> {
     pub(crate) fn wait(&self, me: u64, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
         self.sleepers.fetch_or(me, Ordering::Relaxed);
         // Pairs with the fence in `ring`.
-        let covered = fences::heavy();
+        fence(Ordering::SeqCst);
         // Acquire: pairs with the Release bump in `ring`.
         let seen = self.word.load(Ordering::Acquire);
         let found = ready();
         if !found {
-            let timeout = match timeout {
-                _ if covered => timeout,
-                Some(t) => Some(t.min(fences::UNCOVERED_SLEEP)),
-                None => Some(fences::UNCOVERED_SLEEP),
-            };
             // Woken, timed out, or the word moved: the caller looks again either way.
             let _: FutexWait = futex::wait(self.word, seen, timeout);
         }

@@ -3,7 +3,6 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod doorbell;
-pub(crate) mod fences;
 pub(crate) mod latch;
 #[cfg(not(loom))]
 pub(crate) mod object;

@@ -10,7 +10,6 @@ pub mod eventfd;
 pub mod fs;
 pub mod futex;
 pub mod lock;
-pub mod membarrier;
 pub mod mmap;
 pub mod perf;
 pub mod pidfd;
