@@ -6,6 +6,14 @@
 //! its wake-up — so a router that sends datagram by datagram wakes its peer once per frame;
 //! a batch wakes it once. Measured with `ringbus bench route` (see BENCHMARKS.md).
 //!
+//! Frames for the same peer in one batch also share datagrams, up to [`PACKED_DATAGRAM`]
+//! bytes, in their order: through loopback most of the cost of a frame is the kernel's
+//! per-datagram work on both sides, so a router that received 4 frames in one `recvmmsg`
+//! sends them to each peer as 1 datagram, not 4. MAVLink over UDP carries any number of
+//! whole frames per datagram (autopilots pack their own streams the same way; every
+//! parser reads frames from the datagram as from a stream); a frame never spans two.
+//! Nothing waits to be packed: only what one batch routes is.
+//!
 //! Removal stays exact: an outbox entry holds its link (`Arc`), so an endpoint's removal,
 //! which waits until nobody holds its links, waits for the flush; the flush sends nothing
 //! to a link closed meanwhile. Outside a batch (TCP and topic threads) UDP frames are sent
@@ -19,14 +27,21 @@ use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::sync::Arc;
 
-/// Frames sent by one `sendmmsg` at most (and received by one `recvmmsg`).
+/// Datagrams sent by one `sendmmsg` at most (and received by one `recvmmsg`).
 pub const BATCH: usize = 32;
 
+/// Bytes of frames packed into one datagram at most: an Ethernet MTU (1500) less the IPv4
+/// and UDP headers, so a packed datagram is never fragmented on a real link.
+pub const PACKED_DATAGRAM: usize = 1472;
+
+/// One datagram to be sent: whole frames for one link, in order.
 struct Entry {
     link: Arc<Link>,
     socket: Arc<UdpSocket>,
     peer: SocketAddr,
     bytes: Vec<u8>,
+    /// The length of each frame in `bytes` (counted one by one when sent).
+    frames: Vec<usize>,
 }
 
 thread_local! {
@@ -47,7 +62,22 @@ pub fn batch<R>(route_batch: impl FnOnce() -> R) -> R {
 pub(crate) fn defer(link: &Arc<Link>, socket: &Arc<UdpSocket>, peer: SocketAddr, bytes: &[u8]) -> bool {
     OUTBOX.with(|o| match o.borrow_mut().as_mut() {
         Some(entries) => {
-            entries.push(Entry { link: link.clone(), socket: socket.clone(), peer, bytes: bytes.to_vec() });
+            // The link's latest datagram, if this frame still fits: its earlier frames are
+            // all in it or before it, so the order per link is kept.
+            let latest = entries.iter_mut().rev().find(|e| Arc::ptr_eq(&e.link, link));
+            match latest {
+                Some(e) if e.bytes.len() + bytes.len() <= PACKED_DATAGRAM => {
+                    e.bytes.extend_from_slice(bytes);
+                    e.frames.push(bytes.len());
+                }
+                _ => entries.push(Entry {
+                    link: link.clone(),
+                    socket: socket.clone(),
+                    peer,
+                    bytes: bytes.to_vec(),
+                    frames: vec![bytes.len()],
+                }),
+            }
             true
         }
         None => false,
@@ -74,7 +104,9 @@ fn send_group(group: &[Entry]) {
     let sent = send_datagrams(&group[0].socket, &payloads, &peers).unwrap_or(0);
     for (i, entry) in group.iter().enumerate() {
         let ok = i < sent || entry.socket.send_to(&entry.bytes, entry.peer).is_ok();
-        entry.link.count_delivery(entry.bytes.len(), ok);
+        for &len in &entry.frames {
+            entry.link.count_delivery(len, ok);
+        }
     }
 }
 

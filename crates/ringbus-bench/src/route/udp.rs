@@ -12,8 +12,9 @@ use super::report::UdpRow;
 use anyhow::{Context, Result};
 use mavlink::dialects::common::{MavMessage, HEARTBEAT_DATA};
 use ringbus_route::config::EndpointConfig;
-use ringbus_route::endpoint::BatchReader;
-use ringbus_route::frame::encode;
+use ringbus_route::dialect::Dialect;
+use ringbus_route::endpoint::{BatchReader, MAX_DATAGRAM};
+use ringbus_route::frame::{encode, Framer};
 use ringbus_route::outbox::send_datagrams;
 use ringbus_route::runtime::Runtime;
 use std::net::{SocketAddr, UdpSocket};
@@ -56,17 +57,28 @@ pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
     let received = Arc::new(AtomicU64::new(0));
     let counting = received.clone();
     let reader = std::thread::spawn(move || {
-        // One datagram per `recv`, or batches of up to 32 read as the router reads them.
-        let (mut batches, mut buffer) = (BatchReader::new(), [0u8; 512]);
+        // One datagram per `recv`, or batches of up to 32 read as the router reads them;
+        // the router packs the frames of a batch into shared datagrams, so frames are
+        // counted as a MAVLink program counts them: parsed out of each datagram.
+        let (mut batches, mut buffer) = (BatchReader::new(), [0u8; MAX_DATAGRAM]);
+        let (mut framer, dialect) = (Framer::new(), Dialect::common());
+        let mut frames_in = |bytes: &[u8]| {
+            framer.push(bytes);
+            std::iter::from_fn(|| framer.next_frame(dialect).map(|_| ())).count() as u64
+        };
         loop {
-            let n = match client_batch {
-                1 => receiver.recv(&mut buffer).map_or(0, |_| 1),
-                _ => batches.read(&receiver, |_, _| {}),
+            let mut frames = 0;
+            let datagrams = match client_batch {
+                1 => receiver.recv(&mut buffer).map_or(0, |n| {
+                    frames = frames_in(&buffer[..n]);
+                    1
+                }),
+                _ => batches.read(&receiver, |_, bytes| frames += frames_in(bytes)),
             };
-            if n == 0 {
+            if datagrams == 0 {
                 break;
             }
-            counting.fetch_add(n as u64, Ordering::Release);
+            counting.fetch_add(frames, Ordering::Release);
         }
     });
     let frame = heartbeat(1);

@@ -19,7 +19,9 @@ byte for byte — signed frames pass intact. Each link learns which (system, com
 heard; a frame with a target goes only to links where its target was heard within
 --expiry-ms (component 0: any component of the system), a frame without one everywhere,
 never back out of the link it came in. Filters per endpoint (config file) allow or block
-by message id, source system and source component, in and out.
+by message id, source system and source component, in and out. Frames received together
+(one recvmmsg) and bound for the same UDP peer leave packed in shared datagrams of at most
+1472 bytes, whole frames in order; nothing waits to be packed.
 
 Endpoints, as NAME=TYPE:ADDRESS:
   udp-in:HOST:PORT    UDP server; every peer that sends to it is served (a link each, up
