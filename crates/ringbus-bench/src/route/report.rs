@@ -43,6 +43,9 @@ pub struct UdpRow {
     pub window: u64,
     /// Datagrams the test clients move per system call (1: `sendto`/`recvfrom`).
     pub client_batch: usize,
+    /// Frames per datagram the receiver got (the router packs the frames of one receive
+    /// batch bound for the same peer; the sender sends one frame per datagram).
+    pub frames_per_datagram: f64,
 }
 
 pub(crate) fn rows(config: &RouteConfig, measured: &[Measured]) -> Vec<RouteRow> {
@@ -115,13 +118,13 @@ pub fn markdown(rows: &[RouteRow]) -> String {
 
 pub fn udp_markdown(rows: &[UdpRow]) -> String {
     let mut out = String::from(
-        "| client datagrams per call | frames sent | received | lost | frames/s | window |\n|--:|--:|--:|--:|--:|--:|\n",
+        "| client datagrams per call | frames sent | received | lost | frames/s | window | frames per datagram received |\n|--:|--:|--:|--:|--:|--:|--:|\n",
     );
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.0} | {} |",
-            r.client_batch, r.frames, r.received, r.lost, r.frames_per_s, r.window
+            "| {} | {} | {} | {} | {:.0} | {} | {:.2} |",
+            r.client_batch, r.frames, r.received, r.lost, r.frames_per_s, r.window, r.frames_per_datagram
         );
     }
     out

@@ -56,6 +56,8 @@ pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
     }
     let received = Arc::new(AtomicU64::new(0));
     let counting = received.clone();
+    let datagrams_received = Arc::new(AtomicU64::new(0));
+    let counting_datagrams = datagrams_received.clone();
     let reader = std::thread::spawn(move || {
         // One datagram per `recv`, or batches of up to 32 read as the router reads them;
         // the router packs the frames of a batch into shared datagrams, so frames are
@@ -78,6 +80,7 @@ pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
             if datagrams == 0 {
                 break;
             }
+            counting_datagrams.fetch_add(datagrams as u64, Ordering::Relaxed);
             counting.fetch_add(frames, Ordering::Release);
         }
     });
@@ -121,5 +124,6 @@ pub fn measure(frames: u64, client_batch: usize) -> Result<UdpRow> {
         frames_per_s: last as f64 / elapsed,
         window: WINDOW,
         client_batch,
+        frames_per_datagram: last as f64 / datagrams_received.load(Ordering::Relaxed).max(1) as f64,
     })
 }
