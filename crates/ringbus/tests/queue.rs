@@ -371,6 +371,43 @@ fn check_in_order(batch: &[Command], next: &mut [u64; 4], round: usize) {
     }
 }
 
+/// `ringbus::clean` removes a queue only when it is empty and nobody holds it: the queue of
+/// a consumer process killed with SIGKILL goes; one whose producer left commands in it
+/// stays (and its next consumer gets them); one a live consumer holds stays.
+#[test]
+fn clean_removes_only_empty_queues_nobody_holds() {
+    let root = TestRoot::new();
+    let mut consumer = spawn_child("child_entry", "consumer", root.path(), &[]);
+    let mut consumer_out = BufReader::new(consumer.stdout.take().unwrap());
+    read_until_line(&mut consumer_out, "ready");
+    let node = root.node("q");
+    let mut producer = node.queue::<Command>("pending").producer().unwrap();
+    for s in 0..3 {
+        producer.push(command(7, s)).unwrap();
+    }
+    drop(producer);
+    let _held = node.queue::<Command>("held").consumer().unwrap();
+    let sweep = || {
+        let report = ringbus::clean(&ringbus::Root::open(root.path()).unwrap()).unwrap();
+        report
+            .removed
+            .into_iter()
+            .map(|(path, _)| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+    };
+    assert!(sweep().iter().all(|f| !f.starts_with("queue.")), "the consumer of jobs is alive");
+    consumer.kill().unwrap();
+    consumer.wait().unwrap();
+    drop(consumer_out);
+    assert_eq!(sweep().into_iter().filter(|f| f.starts_with("queue.")).collect::<Vec<_>>(), ["queue.jobs"]);
+    assert!(!root.path().join("queue.jobs").exists());
+    assert!(root.path().join("queue.pending").exists() && root.path().join("queue.held").exists());
+    let mut next = node.queue::<Command>("pending").consumer().unwrap();
+    let mut out = [command(0, 0); 4];
+    assert_eq!(next.pop_batch(&mut out).unwrap(), 3, "the commands left in a queue nobody held are kept");
+    assert_eq!(out[..3], [command(7, 0), command(7, 1), command(7, 2)]);
+}
+
 /// Two processes bounce a number through two queues 20 000 times, each going to sleep in
 /// `wait` between turns: every turn is a wake-up across processes (the doorbell's
 /// store→fence→load on both sides). One lost wake-up leaves both asleep, and the

@@ -10,7 +10,10 @@ use serde_json::json;
     ringbus clean                 # remove it\n  \
     ringbus clean --foreign       # also remove files that are not ringbus segments of this version\n\n\
     Safe while processes run: a file is removed only when the OS lock its owner held is\n\
-    free (the owner died), under the topic's own lock; live topics are never touched.")]
+    free (the owner died), under the topic's or queue's own lock; live topics are never\n\
+    touched. A queue goes only when it is empty and no producer or consumer holds it; one\n\
+    that still holds commands is kept for its next consumer. Latches and semaphores are\n\
+    kept: remove them by name (Latch::unlink, Semaphore::unlink).")]
 pub struct CleanArgs {
     /// Say what would be removed; remove nothing.
     #[arg(long)]

@@ -9,7 +9,7 @@ use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
 use crate::shm::queue::{
     self, producer_entry_lock_byte, producer_sleeper_bit, QueueConfig, QueueView, CONSUMER_LOCK_BYTE,
-    MAX_QUEUE_PRODUCERS, ONLY_SLEEPER, PRODUCER_LOCK_BYTE,
+    CONTROL_LOCK_BYTE, MAX_QUEUE_PRODUCERS, ONLY_SLEEPER, PRODUCER_LOCK_BYTE,
 };
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
@@ -104,6 +104,7 @@ impl<T: Pod> QueueBuilder<T> {
             let corruption = Corruption { what: "queue positions", found: side.tail, limit: head };
             return Err(OpenError::Corrupted { path: handle.path, corruption });
         }
+        handle.release_control();
         Ok(Producer { handle, side, entry, _command: PhantomData })
     }
 
@@ -115,9 +116,12 @@ impl<T: Pod> QueueBuilder<T> {
         // consumer that died asleep.
         handle.view.data_bell().forget_sleeper(ONLY_SLEEPER);
         let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
+        handle.release_control();
         Ok(Consumer { handle, side, stall: None, abandoned: 0, _command: PhantomData })
     }
 
+    /// Opens or creates the queue and returns it with its control lock held (see
+    /// [`CONTROL_LOCK_BYTE`]); the caller releases it once it holds its role.
     fn open(&self) -> Result<Option<QueueHandle>, OpenError> {
         let (canonical, file_name) = crate::shm::root::file_name(&self.name)?;
         let command = PayloadType::of::<T>();
@@ -125,6 +129,10 @@ impl<T: Pod> QueueBuilder<T> {
         let path = root.object_path(crate::shm::root::QUEUE_PREFIX, &file_name);
         loop {
             if let Some(opened) = segment::open(&path, SegmentKind::Queue, true)? {
+                sys::lock::lock(opened.file.as_fd(), CONTROL_LOCK_BYTE).map_err(io_err("lock", &path))?;
+                if segment::is_unlinked(&opened.file, &path)? {
+                    continue; // a sweep removed it while we waited: open or create anew
+                }
                 let (config, name, existing) =
                     queue::read(&opened.region).map_err(|e| segment::header_error(&path, e))?;
                 self.check_against(&canonical, &config, &existing, &command)?;
@@ -143,6 +151,7 @@ impl<T: Pod> QueueBuilder<T> {
                     }
                 })?;
             let init = |r: &Region| queue::init(r, &config, &canonical, &command);
+            // The creator holds the control lock from birth (`segment::create` locks byte 0).
             if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
                 return Ok(Some(QueueHandle::new(canonical, path, created.file, created.region, config)));
             }
@@ -182,6 +191,11 @@ impl<T: Pod> QueueBuilder<T> {
 }
 
 impl QueueHandle {
+    /// Lets sweeps (and other openers) at the queue again, once our role is claimed.
+    fn release_control(&self) {
+        let _ = sys::lock::unlock(self.file.as_fd(), CONTROL_LOCK_BYTE);
+    }
+
     /// Takes the liveness lock of a one-at-a-time role.
     fn claim(&self, byte: u64, role: &'static str) -> Result<(), OpenError> {
         if sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {

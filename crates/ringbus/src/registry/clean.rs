@@ -4,6 +4,8 @@
 
 use crate::error::OpenError;
 use crate::pubsub::topic::TopicHandle;
+use crate::shm::header::SegmentKind;
+use crate::shm::queue::CONTROL_LOCK_BYTE;
 use crate::shm::root::FileName;
 use crate::shm::{segment, Root};
 use crate::sys;
@@ -79,9 +81,32 @@ fn parse_publisher_file(name: &str) -> Option<(&str, u64)> {
     Some((topic, u64::from_str_radix(id, 16).ok()?))
 }
 
+/// Removes the queue at `path` if no producer or consumer holds it and no command waits in
+/// it (one that does is kept for the next consumer, as a POSIX message queue keeps its
+/// messages). Decided and done under the queue's control lock, which every opener holds
+/// until it has claimed its role. Returns whether it removed (or, dry, would remove) it.
+fn remove_queue_if_unused(path: &PathBuf, options: CleanOptions) -> bool {
+    // A queue that cannot be opened is a problem the snapshot reports.
+    let Ok(Some(opened)) = segment::open(path, SegmentKind::Queue, true) else {
+        return false;
+    };
+    if !matches!(sys::lock::try_lock(opened.file.as_fd(), CONTROL_LOCK_BYTE), Ok(true)) {
+        return false; // someone is joining it right now
+    }
+    let Ok((info, file)) = super::inspect::queue::info(path, opened) else {
+        return false;
+    };
+    let unused = !info.consumer_alive && info.producers_alive == 0 && info.queued() == 0;
+    if unused && !segment::is_unlinked(&file, path).unwrap_or(true) {
+        options.remove(path);
+        return true;
+    }
+    false
+}
+
 /// Reclaims everything in `root` that no live process uses: dead nodes' files, abandoned
 /// temporary files, topics none of whose participants is alive (with their publisher
-/// files), and publisher files whose topic is gone. Live topics are left untouched: their
+/// files), publisher files whose topic is gone, and empty queues nobody holds. Live topics are left untouched: their
 /// dead slots are reclaimed by their live participants.
 pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
     clean_with(root, CleanOptions::default())
@@ -105,6 +130,14 @@ pub fn clean_with(root: &Root, options: CleanOptions) -> Result<CleanReport, Ope
                 report.removed.push((path, "topic with no live publisher or subscriber".into()));
             }
             topic.release_control();
+        }
+    }
+    for name in root.entries() {
+        if let FileName::Queue(_) = FileName::of(&name) {
+            let path = root.path().join(&name);
+            if remove_queue_if_unused(&path, options) {
+                report.removed.push((path, "empty queue with no live producer or consumer".into()));
+            }
         }
     }
     for name in root.entries() {

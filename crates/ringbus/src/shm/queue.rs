@@ -42,6 +42,10 @@ const PRODUCER_ENTRY_BYTES: usize = 64;
 pub const MAX_QUEUE_PRODUCERS: u32 = 64;
 const SLOTS_OFFSET: usize = PRODUCERS_OFFSET + MAX_QUEUE_PRODUCERS as usize * PRODUCER_ENTRY_BYTES;
 const _: () = assert!(SLOTS_OFFSET == 5120);
+/// The control lock: held by an opener from its open (a creator: from birth) until it has
+/// claimed its role, and by a sweep (`clean`) while it decides whether to remove the queue,
+/// so a sweep never removes a queue someone is joining.
+pub(crate) const CONTROL_LOCK_BYTE: u64 = 0;
 /// The liveness lock bytes: the SPSC producer's and the consumer's.
 pub(crate) const PRODUCER_LOCK_BYTE: u64 = TAIL_OFFSET as u64;
 pub(crate) const CONSUMER_LOCK_BYTE: u64 = HEAD_OFFSET as u64;

@@ -8,7 +8,7 @@
 //! once and validated like any other shared-memory input; a file that fails is reported
 //! as a [`Problem`], never trusted.
 
-mod queue;
+pub(crate) mod queue;
 
 pub use queue::QueueInfo;
 

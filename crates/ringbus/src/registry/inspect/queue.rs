@@ -8,6 +8,7 @@ use crate::shm::queue::{self, producer_entry_lock_byte, CONSUMER_LOCK_BYTE, MAX_
 use crate::shm::segment;
 use crate::sync::Ordering;
 use crate::sys;
+use std::fs::File;
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +48,12 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
     let Some(opened) = segment::open(path, SegmentKind::Queue, false)? else {
         return Ok(None);
     };
+    info(path, opened).map(|(info, _file)| Some(info))
+}
+
+/// What the queue segment `opened` (the file at `path`) holds; hands the file back, so a
+/// sweep keeps the locks it took through it.
+pub(crate) fn info(path: &Path, opened: segment::Opened) -> Result<(QueueInfo, File), OpenError> {
     let (config, name, command) = queue::read(&opened.region).map_err(|e| segment::header_error(path, e))?;
     let view = queue::QueueView::new(opened.region, &config);
     let positions = view.positions();
@@ -56,7 +63,7 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         true => (0..MAX_QUEUE_PRODUCERS).filter(|&e| locked(producer_entry_lock_byte(e))).count() as u32,
         false => locked(PRODUCER_LOCK_BYTE) as u32,
     };
-    Ok(Some(QueueInfo {
+    let info = QueueInfo {
         name,
         path: path.to_path_buf(),
         capacity: config.capacity,
@@ -70,5 +77,6 @@ pub(super) fn queue(path: &Path) -> Result<Option<QueueInfo>, OpenError> {
         producers_alive,
         consumer_asleep: view.data_bell().sleeping() != 0,
         producers_waiting: view.space_bell().sleeping(),
-    }))
+    };
+    Ok((info, opened.file))
 }
