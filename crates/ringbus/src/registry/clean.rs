@@ -106,8 +106,8 @@ fn remove_queue_if_unused(path: &PathBuf, options: CleanOptions) -> bool {
 
 /// Reclaims everything in `root` that no live process uses: dead nodes' files, abandoned
 /// temporary files, topics none of whose participants is alive (with their publisher
-/// files), publisher files whose topic is gone, and empty queues nobody holds. Live topics are left untouched: their
-/// dead slots are reclaimed by their live participants.
+/// files), publisher files whose topic is gone, and empty queues nobody holds. Live topics
+/// are left untouched: their dead slots are reclaimed by their live participants.
 pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
     clean_with(root, CleanOptions::default())
 }

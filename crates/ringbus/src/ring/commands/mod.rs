@@ -128,10 +128,10 @@ impl ProducerSide {
     }
 
     /// Room for `want` commands after `tail`, loading the shared head only if the cached
-    /// one leaves too little (or the cache is off). Out of line: the SPSC fast path
-    /// (`push_spsc`) comes here only when its cached head shows too little room. `None` (MPSC only): the head is past
+    /// one leaves too little (or the cache is off). `None` (MPSC only): the head is past
     /// `tail` — other producers claimed and the consumer read beyond it since we loaded
-    /// it — so the caller loads the tail again.
+    /// it — so the caller loads the tail again. Out of line: the SPSC fast path
+    /// (`push_spsc`) comes here only when its cached head shows too little room.
     #[inline(never)]
     fn room(
         &mut self,
