@@ -224,7 +224,8 @@ impl Loan {
 
 #[pymethods]
 impl Loan {
-    // Called by CPython with its own `view` (the contract of `Exports::export`'s `view`).
+    // SAFETY (for callers): only CPython calls this, with the `Py_buffer` it owns for the
+    // request — the `view` that `Exports::export` requires.
     unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
         let this = slf.get();
         let mut publisher = this.publisher.bind(slf.py()).try_borrow_mut()?;
@@ -237,7 +238,8 @@ impl Loan {
         unsafe { this.exports.export(view, slf.as_any(), bytes.as_mut_ptr(), bytes.len(), true, flags) }
     }
 
-    // Called by CPython once per successful `__getbuffer__`.
+    // SAFETY (for callers): only CPython calls this, once per successful `__getbuffer__`,
+    // so each call undoes exactly one counted export (the count never goes below zero).
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {
         self.exports.release();
     }

@@ -170,7 +170,8 @@ fn released() -> Error {
 
 #[pymethods]
 impl Sample {
-    // Called by CPython with its own `view` (the contract of `Exports::export`'s `view`).
+    // SAFETY (for callers): only CPython calls this, with the `Py_buffer` it owns for the
+    // request — the `view` that `Exports::export` requires.
     unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
         let this = slf.get();
         let guard = this.lock();
@@ -183,7 +184,8 @@ impl Sample {
         unsafe { this.exports.export(view, slf.as_any(), ptr, sample.len(), false, flags) }
     }
 
-    // Called by CPython once per successful `__getbuffer__`.
+    // SAFETY (for callers): only CPython calls this, once per successful `__getbuffer__`,
+    // so each call undoes exactly one counted export (the count never goes below zero).
     unsafe fn __releasebuffer__(&self, _view: *mut ffi::Py_buffer) {
         self.exports.release();
     }
