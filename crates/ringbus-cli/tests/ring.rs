@@ -11,7 +11,18 @@ use std::time::Duration;
 
 /// The bench must finish within this, or the test fails (instead of hanging CI).
 const WATCHDOG: Duration = Duration::from_secs(180);
-const VARIANTS: [&str; 5] = ["cached", "uncached", "cached-inprocess", "rtrb", "arrayqueue"];
+const VARIANTS: [&str; 8] = [
+    "cached",
+    "uncached",
+    "cached-inprocess",
+    "polling",
+    "polling-uncached",
+    "polling-inprocess",
+    "rtrb",
+    "arrayqueue",
+];
+/// Each cached cross-process variant and its uncached twin.
+const TWINS: [(&str, &str); 2] = [("cached", "uncached"), ("polling", "polling-uncached")];
 const BATCHES: [u64; 3] = [1, 8, 64];
 /// --quick: measured commands per run, and the unmeasured warm-up before them.
 const COMMANDS: u64 = 200_000;
@@ -38,7 +49,10 @@ fn a_quick_run_checks_every_command_and_counts_head_reads_per_push_call() {
     assert!(run.stdout.contains("| variant | consumer | batch | ns/push p50 |"), "markdown table:\n{}", run.stdout);
     assert!(run.stdout.contains("- batch 1: cached ÷ uncached "), "ratio lines:\n{}", run.stdout);
     assert!(run.stdout.contains("cached-inprocess ÷ rtrb "), "ratio lines:\n{}", run.stdout);
+    assert!(run.stdout.contains("polling ÷ polling-uncached "), "ratio lines:\n{}", run.stdout);
+    assert!(run.stdout.contains("polling-inprocess ÷ rtrb "), "ratio lines:\n{}", run.stdout);
     assert!(run.stdout.contains("target: cached ≤ 0.6× uncached"), "targets:\n{}", run.stdout);
+    assert!(run.stdout.contains("target: polling ≤ 0.6× polling-uncached"), "targets:\n{}", run.stdout);
     assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"), "plot written");
     assert_eq!(files_in(root.path()), Vec::<String>::new(), "files left in the root");
 
@@ -60,17 +74,15 @@ fn a_quick_run_checks_every_command_and_counts_head_reads_per_push_call() {
             let calls = f(r, "push_calls_per_push");
             assert!(calls >= 1.0 / batch as f64, "fewer push calls than batches: {r}");
             assert!(f(r, "full_retries_per_push") >= 0.0, "{r}");
-            let ringbus = variant.starts_with("cached") || variant == "uncached";
+            let ringbus = !["rtrb", "arrayqueue"].contains(&variant);
             assert_eq!(r["head_reads_per_push"].is_null(), !ringbus, "head reads only for ringbus: {r}");
             assert_eq!(r["head_reads_not_full_per_push"].is_null(), !ringbus, "{r}");
-            assert_eq!(
-                r["consumer"],
-                if variant.contains("cached") && variant != "cached-inprocess" { "process" } else { "thread" }
-            );
+            let in_thread = variant.ends_with("inprocess") || !ringbus;
+            assert_eq!(r["consumer"], if in_thread { "thread" } else { "process" }, "{r}");
         }
     }
-    for batch in BATCHES {
-        let (cached, uncached) = (row(&rows, "cached", batch), row(&rows, "uncached", batch));
+    for (batch, (cached, uncached)) in BATCHES.into_iter().flat_map(|b| TWINS.map(|t| (b, t))) {
+        let (cached, uncached) = (row(&rows, cached, batch), row(&rows, uncached, batch));
         // Without the cache: exactly one load per push call — 1/batch per command, plus one per
         // call that found the ring full or pushed only part of its batch.
         let uncached_reads = f(uncached, "head_reads_per_push");
@@ -93,7 +105,9 @@ fn a_quick_run_checks_every_command_and_counts_head_reads_per_push_call() {
             assert!(cached_pushing < uncached_pushing, "{cached} vs {uncached}");
         }
         assert!(cached["vs_uncached"].as_f64().is_some_and(|v| v > 0.0), "{cached}");
-        assert!(row(&rows, "cached-inprocess", batch)["vs_rtrb"].as_f64().is_some_and(|v| v > 0.0));
+        for inprocess in ["cached-inprocess", "polling-inprocess"] {
+            assert!(row(&rows, inprocess, batch)["vs_rtrb"].as_f64().is_some_and(|v| v > 0.0));
+        }
     }
 }
 
@@ -105,7 +119,7 @@ fn bad_options_fail_with_exit_2_and_say_what_to_write() {
         (&["--cpus", "0,99"], "CPU 99 does not exist"),
         (&["--batch", "2048"], "--batch 2048: larger than the ring (--capacity 1024)"),
         (&["--capacity", "1000"], "power of two from 2 to 16777216"),
-        (&["--variants", "disruptor"], "cached, uncached, cached-inprocess, rtrb, arrayqueue"),
+        (&["--variants", "disruptor"], "cached, uncached, cached-inprocess, polling, polling-uncached"),
     ];
     for (extra, needle) in cases {
         let run = ringbus(&[&["bench", "ring"], extra].concat(), Some(root.path()), &scratch, WATCHDOG);

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use ringbus::diagnostics::SyscallCounter;
-use ringbus::{Node, Pod, PushError, QueueError};
+use ringbus::{Node, Pod, PushError, QueueError, Wake};
 use std::io::BufReader;
 use std::os::unix::fs::FileExt;
 use std::time::Duration;
@@ -30,6 +30,8 @@ fn command(producer: u64, sequence: u64) -> Command {
 const PER_PRODUCER: u64 = 20_000;
 const LIMIT: Duration = Duration::from_secs(120);
 const PING_PONGS: u64 = 20_000;
+/// Commands pushed one at a time to a consumer that waits for each.
+const WAITED_FOR: u64 = 200;
 
 #[test]
 fn child_entry() {
@@ -114,6 +116,15 @@ fn child_entry() {
                 pongs.push_timeout(n, Some(LIMIT)).unwrap();
             }
         }
+        "waiter" => {
+            // Waits for each of WAITED_FOR numbers in turn (asleep or polling, as the queue says).
+            let mut consumer = node.queue::<u64>("waited").consumer().unwrap();
+            println!("ready");
+            for n in 0..WAITED_FOR {
+                assert!(consumer.wait(Some(LIMIT)), "waiter: nothing for {LIMIT:?}");
+                assert_eq!(consumer.pop().unwrap(), Some(n));
+            }
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -178,6 +189,8 @@ fn a_second_consumer_or_spsc_producer_is_refused_and_settings_must_match() {
     assert!(node.queue::<Command>("one").producer().is_err(), "SPSC: one producer");
     let bigger = node.queue::<Command>("one").capacity(16).producer().unwrap_err();
     assert!(bigger.to_string().contains("capacity"), "{bigger}");
+    let polling = node.queue::<Command>("one").wake(Wake::Never).producer().unwrap_err();
+    assert!(polling.to_string().contains("wake"), "{polling}");
     let other_type = node.queue::<u64>("one").producer().unwrap_err();
     assert!(matches!(other_type, ringbus::OpenError::TypeMismatch { .. }), "{other_type}");
     assert!(node.queue::<Command>("bad").capacity(3).consumer().is_err());
@@ -207,11 +220,51 @@ fn push_and_pop_make_no_system_call_when_nobody_sleeps() {
     assert_eq!(producer.head_reads(), 0, "10 pushes into 16 slots never needed the consumer's position");
 }
 
-#[test]
-fn a_full_queue_blocks_until_the_consumer_makes_room() {
+/// Pushes WAITED_FOR numbers one at a time, each after a pause in which the consumer
+/// process goes back to waiting; returns the system calls the pushes made.
+fn push_to_a_waiting_consumer(wake: Wake) -> u64 {
     let root = TestRoot::new();
     let node = root.node("q");
-    let mut producer = node.queue::<u64>("full").capacity(4).producer().unwrap();
+    let mut producer = node.queue::<u64>("waited").capacity(1024).wake(wake).producer().unwrap();
+    let mut waiter = spawn_child("child_entry", "waiter", root.path(), &[]);
+    // Kept open until the child has exited: its test harness prints to it at the end.
+    let mut waiter_out = BufReader::new(waiter.stdout.take().unwrap());
+    read_until_line(&mut waiter_out, "ready");
+    let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
+    let mut syscalls = 0;
+    for n in 0..WAITED_FOR {
+        std::thread::sleep(Duration::from_millis(1));
+        let start = counter.start().unwrap();
+        producer.push(n).unwrap();
+        syscalls += counter.since(start).unwrap();
+    }
+    assert!(wait_child(waiter, LIMIT, "waiter").success(), "the waiter got every number, in order");
+    drop(waiter_out);
+    syscalls
+}
+
+/// A `Wake::Never` queue is never rung: its consumer's `wait` polls, so pushes make no
+/// system call while it waits — where a queue whose consumer sleeps needs wake calls.
+#[test]
+fn a_polling_queue_makes_no_system_call_while_its_consumer_waits() {
+    with_watchdog(LIMIT, "polling queue", || {
+        assert_eq!(push_to_a_waiting_consumer(Wake::Never), 0);
+        let woke = push_to_a_waiting_consumer(Wake::OnData);
+        assert!(woke > 0, "a sleeping consumer is woken by system calls ({woke} made)");
+    });
+}
+
+#[test]
+fn a_full_queue_blocks_until_the_consumer_makes_room() {
+    for wake in [Wake::OnData, Wake::Never] {
+        full_queue_blocks(wake);
+    }
+}
+
+fn full_queue_blocks(wake: Wake) {
+    let root = TestRoot::new();
+    let node = root.node("q");
+    let mut producer = node.queue::<u64>("full").capacity(4).wake(wake).producer().unwrap();
     for i in 0..4 {
         producer.push(i).unwrap();
     }
@@ -231,7 +284,9 @@ fn a_full_queue_blocks_until_the_consumer_makes_room() {
         got
     });
     producer.push_timeout(4, Some(LIMIT)).unwrap();
-    assert_eq!(popper.join().unwrap(), [0, 1, 2, 3, 4]);
+    assert_eq!(popper.join().unwrap(), [0, 1, 2, 3, 4], "{wake:?}");
+    let mut consumer = node.queue::<u64>("full").consumer().unwrap();
+    assert!(!consumer.wait(Some(Duration::from_millis(20))), "{wake:?}: an empty queue's wait times out");
 }
 
 #[test]

@@ -35,10 +35,11 @@ pub(crate) struct Measurement {
 pub(crate) fn measure(run: &Run, config: &RingConfig, dir: &Path) -> Result<Measurement> {
     let capacity = config.capacity;
     let (pushed, consumed) = match run.variant {
-        Variant::Cached | Variant::Uncached => cross_process(run, config, dir)?,
-        Variant::CachedInprocess => {
+        v if v.cross_process() => cross_process(run, config, dir)?,
+        Variant::CachedInprocess | Variant::PollingInprocess => {
             let node = Node::with_root("ring-bench", dir).context("cannot create the bench's node")?;
-            let queue = || node.queue::<Command>(QUEUE).capacity(capacity).spsc();
+            let wake = run.variant.wake().unwrap_or_default();
+            let queue = || node.queue::<Command>(QUEUE).capacity(capacity).spsc().wake(wake);
             let consumer = queue().consumer().context("cannot open the queue as its consumer")?;
             let producer = queue().producer().context("cannot open the queue as its producer")?;
             in_process(producer, consumer, run, config)?
@@ -51,6 +52,7 @@ pub(crate) fn measure(run: &Run, config: &RingConfig, dir: &Path) -> Result<Meas
             let queue = SharedQueue::new(capacity as usize);
             in_process(queue.clone(), queue, run, config)?
         }
+        v => bail!("ringbus bug: no way to run variant {v}"),
     };
     consumed.verify(config.warmup + config.commands)?;
     check_head_reads(run.variant, &pushed)?;
@@ -68,10 +70,10 @@ pub(crate) fn check_head_reads(variant: Variant, pushed: &Pushed) -> Result<()> 
                 "{variant}: {r} loads of the consumer's position, fewer than the {full} calls that found the ring full"
             )
         }
-        (Variant::Uncached, Some(r)) if r != calls => {
-            bail!("uncached: {r} loads of the consumer's position for {calls} push calls; expected one per call")
+        (v, Some(r)) if v.uncached() && r != calls => {
+            bail!("{v}: {r} loads of the consumer's position for {calls} push calls; expected one per call")
         }
-        (Variant::Cached | Variant::CachedInprocess, Some(r)) if r > calls => {
+        (v, Some(r)) if !v.uncached() && r > calls => {
             bail!(
                 "{variant}: {r} loads of the consumer's position for {calls} push calls; expected at most one per call"
             )
@@ -89,9 +91,10 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         .queue::<Command>(QUEUE)
         .capacity(config.capacity)
         .spsc()
+        .wake(run.variant.wake().unwrap_or_default())
         .producer()
         .context("cannot open the queue as its producer")?;
-    producer.set_head_cache(run.variant == Variant::Cached);
+    producer.set_head_cache(!run.variant.uncached());
     let ready = Latch::open(&root, READY_LATCH).context("cannot create the ready latch")?;
     let start = Latch::open(&root, START_LATCH).context("cannot create the start latch")?;
     let result = dir.join("consumer.json");
@@ -201,6 +204,8 @@ mod tests {
         check_head_reads(Variant::Uncached, &pushed(10, Some(10))).unwrap();
         let err = check_head_reads(Variant::Uncached, &pushed(10, Some(9))).unwrap_err().to_string();
         assert!(err.contains("9 loads of the consumer's position for 10 push calls"), "{err}");
+        assert!(check_head_reads(Variant::PollingUncached, &pushed(10, Some(9))).is_err());
+        assert!(check_head_reads(Variant::Polling, &pushed(10, Some(11))).is_err());
         check_head_reads(Variant::Cached, &pushed(10, Some(2))).unwrap();
         let err = check_head_reads(Variant::Cached, &pushed(10, Some(1))).unwrap_err().to_string();
         assert!(err.contains("fewer than the 2 calls that found the ring full"), "{err}");

@@ -5,13 +5,22 @@
 //! `ArrayQueue` as anchors, in the same invocation.
 //!
 //! ```text
-//! variant           ring                         consumer                  pinned
-//! cached            ringbus SPSC queue, cache on  another PROCESS (worker)  producer CPU P,
-//! uncached          same, set_head_cache(false)   another PROCESS (worker)  consumer CPU C
-//! cached-inprocess  ringbus SPSC queue, cache on  another THREAD            (--cpus P,C)
-//! rtrb              rtrb::RingBuffer              another THREAD
-//! arrayqueue        crossbeam ArrayQueue (MPMC)   another THREAD
+//! variant            ring                          consumer                  pinned
+//! cached             ringbus SPSC queue, cache on   another PROCESS (worker)  producer CPU P,
+//! uncached           same, set_head_cache(false)    another PROCESS (worker)  consumer CPU C
+//! cached-inprocess   ringbus SPSC queue, cache on   another THREAD            (--cpus P,C)
+//! polling            same as cached, queue created  another PROCESS (worker)
+//!                    with Wake::Never (never rung)
+//! polling-uncached   polling, set_head_cache(false) another PROCESS (worker)
+//! polling-inprocess  polling, cache on              another THREAD
+//! rtrb               rtrb::RingBuffer               another THREAD
+//! arrayqueue         crossbeam ArrayQueue (MPMC)    another THREAD
 //! ```
+//!
+//! A queue that may have a sleeping consumer pays a full memory fence on every push (the
+//! doorbell's store→load check for sleepers); the `polling` variants measure the same
+//! queue created `Wake::Never`, whose consumer never sleeps — like rtrb's, which has no
+//! way to sleep at all.
 //!
 //! Per run, in a fresh directory of the bench's run directory: the consumer pins itself,
 //! says it is ready, and spins (never sleeps) popping up to 64 commands per call and
@@ -69,6 +78,15 @@ pub enum Variant {
     /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
     #[serde(rename = "cached-inprocess")]
     CachedInprocess,
+    /// ringbus SPSC queue created with `Wake::Never`, cache on; consumer process.
+    #[serde(rename = "polling")]
+    Polling,
+    /// The same, cache off; consumer process.
+    #[serde(rename = "polling-uncached")]
+    PollingUncached,
+    /// The same, cache on; consumer thread: like for like with the anchors.
+    #[serde(rename = "polling-inprocess")]
+    PollingInprocess,
     /// rtrb's SPSC ring buffer, consumer thread.
     #[serde(rename = "rtrb")]
     Rtrb,
@@ -78,14 +96,25 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub const ALL: [Variant; 5] =
-        [Variant::Cached, Variant::Uncached, Variant::CachedInprocess, Variant::Rtrb, Variant::ArrayQueue];
+    pub const ALL: [Variant; 8] = [
+        Variant::Cached,
+        Variant::Uncached,
+        Variant::CachedInprocess,
+        Variant::Polling,
+        Variant::PollingUncached,
+        Variant::PollingInprocess,
+        Variant::Rtrb,
+        Variant::ArrayQueue,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Cached => "cached",
             Variant::Uncached => "uncached",
             Variant::CachedInprocess => "cached-inprocess",
+            Variant::Polling => "polling",
+            Variant::PollingUncached => "polling-uncached",
+            Variant::PollingInprocess => "polling-inprocess",
             Variant::Rtrb => "rtrb",
             Variant::ArrayQueue => "arrayqueue",
         }
@@ -93,12 +122,37 @@ impl Variant {
 
     /// Whether the consumer is another process (else a thread of this one).
     pub fn cross_process(self) -> bool {
-        matches!(self, Variant::Cached | Variant::Uncached)
+        matches!(self, Variant::Cached | Variant::Uncached | Variant::Polling | Variant::PollingUncached)
     }
 
     /// Whether the ring is ringbus's (it counts loads of the consumer's position).
     pub fn ringbus(self) -> bool {
-        matches!(self, Variant::Cached | Variant::Uncached | Variant::CachedInprocess)
+        self.wake().is_some()
+    }
+
+    /// How a ringbus variant's queue is created (`None`: not a ringbus queue).
+    pub fn wake(self) -> Option<ringbus::Wake> {
+        match self {
+            Variant::Cached | Variant::Uncached | Variant::CachedInprocess => Some(ringbus::Wake::OnData),
+            Variant::Polling | Variant::PollingUncached | Variant::PollingInprocess => Some(ringbus::Wake::Never),
+            Variant::Rtrb | Variant::ArrayQueue => None,
+        }
+    }
+
+    /// Whether the producer loads the consumer's position on every push call.
+    pub fn uncached(self) -> bool {
+        matches!(self, Variant::Uncached | Variant::PollingUncached)
+    }
+
+    /// For a cached ringbus variant, the variant it is compared with: its uncached twin
+    /// across processes, rtrb in-process.
+    pub fn baseline(self) -> Option<Variant> {
+        match self {
+            Variant::Cached => Some(Variant::Uncached),
+            Variant::Polling => Some(Variant::PollingUncached),
+            Variant::CachedInprocess | Variant::PollingInprocess => Some(Variant::Rtrb),
+            _ => None,
+        }
     }
 }
 
@@ -181,9 +235,10 @@ mod tests {
             assert_eq!(v.name().parse::<Variant>(), Ok(v));
             assert_eq!(serde_json::to_value(v).unwrap(), v.name());
         }
-        assert!("ringbus".parse::<Variant>().unwrap_err().contains("cached, uncached, cached-inprocess"));
-        let remote: Vec<_> = Variant::ALL.iter().map(|v| (v.cross_process(), v.ringbus())).collect();
-        assert_eq!(remote, [(true, true), (true, true), (false, true), (false, false), (false, false)]);
+        assert!("ringbus".parse::<Variant>().unwrap_err().contains("cached, uncached, cached-inprocess, polling"));
+        let remote: Vec<_> = Variant::ALL.iter().map(|v| (v.cross_process(), v.ringbus(), v.uncached())).collect();
+        let (t, f) = (true, false);
+        assert_eq!(remote, [(t, t, f), (t, t, t), (f, t, f), (t, t, f), (t, t, t), (f, t, f), (f, f, f), (f, f, f)]);
         assert_eq!(COMMAND_BYTES, 32);
     }
 

@@ -9,7 +9,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-const LEGEND_PX: u32 = 40;
+/// Two rows of legend: eight variants do not fit in one.
+const LEGEND_PX: u32 = 64;
+const WIDTH_PX: u32 = 1100;
 /// Of a batch's slot, the share its bars fill.
 const GROUP: f64 = 0.8;
 
@@ -18,18 +20,25 @@ fn color(v: Variant) -> RGBColor {
         Variant::Cached => RGBColor(214, 39, 40),
         Variant::Uncached => RGBColor(255, 152, 150),
         Variant::CachedInprocess => RGBColor(255, 127, 14),
+        Variant::Polling => RGBColor(148, 103, 189),
+        Variant::PollingUncached => RGBColor(197, 176, 213),
+        Variant::PollingInprocess => RGBColor(140, 86, 75),
         Variant::Rtrb => RGBColor(31, 119, 180),
         Variant::ArrayQueue => RGBColor(44, 160, 44),
     }
 }
 
-/// The legend, in a strip across the top.
+/// The legend, in a strip across the top, wrapped onto a second row when it is full.
 fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, variants: &[Variant]) -> Result<()> {
-    let mut x = 70;
+    let (mut x, mut y) = (70, 16);
     for &v in variants {
-        area.draw(&Rectangle::new([(x, 16), (x + 24, 28)], color(v).filled())).map_err(|e| anyhow!("{e}"))?;
-        area.draw(&Text::new(v.name(), (x + 30, 15), ("sans-serif", 16))).map_err(|e| anyhow!("{e}"))?;
-        x += 60 + 9 * v.name().len() as i32;
+        let width = 60 + 9 * v.name().len() as i32;
+        if x + width > WIDTH_PX as i32 {
+            (x, y) = (70, y + 24);
+        }
+        area.draw(&Rectangle::new([(x, y), (x + 24, y + 12)], color(v).filled())).map_err(|e| anyhow!("{e}"))?;
+        area.draw(&Text::new(v.name(), (x + 30, y - 1), ("sans-serif", 16))).map_err(|e| anyhow!("{e}"))?;
+        x += width;
     }
     Ok(())
 }
@@ -53,7 +62,7 @@ pub fn draw(rows: &[RingRow], path: &Path) -> Result<()> {
     let mut batches: Vec<u32> = rows.iter().map(|r| r.batch).collect();
     batches.dedup();
     let variants: Vec<Variant> = Variant::ALL.into_iter().filter(|v| rows.iter().any(|r| r.variant == *v)).collect();
-    let root = SVGBackend::new(path, (1100, 560 + LEGEND_PX)).into_drawing_area();
+    let root = SVGBackend::new(path, (WIDTH_PX, 560 + LEGEND_PX)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
     let (top, area) = root.split_vertically(LEGEND_PX);
     legend(&top, &variants)?;

@@ -1,7 +1,6 @@
 //! The ring bench's results: a markdown table, the ratio lines per batch, the issue's
 //! targets as measured, and JSON.
 
-use super::rows::ns_of;
 use super::{RingRow, Variant};
 use crate::report::{num, verdict};
 use anyhow::{Context, Result};
@@ -57,20 +56,25 @@ pub fn markdown(rows: &[RingRow]) -> String {
     out
 }
 
-/// Per batch: cached ÷ uncached and cached-inprocess ÷ rtrb, where both were measured.
+/// Per batch: each cached ringbus variant ÷ its baseline (its uncached twin, or rtrb),
+/// where both were measured.
 pub fn ratios(rows: &[RingRow]) -> String {
     let mut out = String::new();
-    let mut batches: Vec<u32> = rows.iter().map(|r| r.batch).collect();
-    batches.dedup();
+    let mut batches: Vec<u32> = Vec::new();
+    for r in rows {
+        if !batches.contains(&r.batch) {
+            batches.push(r.batch);
+        }
+    }
     for batch in batches {
-        let of = |v| rows.iter().find(|r| (r.variant, r.batch) == (v, batch));
-        let mut parts = Vec::new();
-        if let Some(r) = of(Variant::Cached).filter(|r| r.vs_uncached.is_some()) {
-            parts.push(format!("cached ÷ uncached {}", times(r.vs_uncached)));
-        }
-        if let Some(r) = of(Variant::CachedInprocess).filter(|r| r.vs_rtrb.is_some()) {
-            parts.push(format!("cached-inprocess ÷ rtrb {}", times(r.vs_rtrb)));
-        }
+        let parts: Vec<String> = rows
+            .iter()
+            .filter(|r| r.batch == batch)
+            .filter_map(|r| {
+                let ratio = r.vs_uncached.or(r.vs_rtrb)?;
+                Some(format!("{} ÷ {} {}", r.variant, r.variant.baseline()?, times(Some(ratio))))
+            })
+            .collect();
         if !parts.is_empty() {
             let _ = writeln!(out, "- batch {batch}: {}", parts.join("; "));
         }
@@ -87,44 +91,50 @@ fn shares(per_batch: &[(u32, f64)]) -> String {
     format!("{}: {how}", each.join(", "))
 }
 
-/// The issue's three targets, as measured (those the rows allow judging).
+/// The issue's three targets, as measured (those the rows allow judging), for each kind
+/// of queue measured: one whose consumer may sleep (cached), one created `Wake::Never`
+/// (polling).
 pub fn targets(rows: &[RingRow]) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(r) = rows.iter().find(|r| r.variant == Variant::Cached && r.batch == 1) {
-        if let Some(ratio) = r.vs_uncached {
+    for variant in [Variant::Cached, Variant::Polling] {
+        let Some(baseline) = variant.baseline() else { continue };
+        if let Some(r) = rows.iter().find(|r| r.variant == variant && r.batch == 1) {
+            if let Some(ratio) = r.vs_uncached {
+                out.push(format!(
+                    "target: {variant} ≤ {TARGET_CACHED_VS_UNCACHED}× {baseline} ns/push at batch 1, consumer process \
+                     on CPU {} — measured {ratio:.2}×: {}",
+                    r.consumer_cpu,
+                    verdict(ratio <= TARGET_CACHED_VS_UNCACHED)
+                ));
+            }
+        }
+    }
+    for variant in [Variant::Cached, Variant::Polling] {
+        let cached: Vec<&RingRow> = rows.iter().filter(|r| r.variant == variant).collect();
+        let all: Vec<(u32, f64)> = cached.iter().filter_map(|r| Some((r.batch, r.head_reads_per_push?))).collect();
+        let not_full: Vec<(u32, f64)> =
+            cached.iter().filter_map(|r| Some((r.batch, r.head_reads_not_full_per_push?))).collect();
+        if !all.is_empty() {
             out.push(format!(
-                "target: cached ≤ {TARGET_CACHED_VS_UNCACHED}× uncached ns/push at batch 1, consumer process on CPU {} \
-                 — measured {ratio:.2}×: {}",
-                r.consumer_cpu,
-                verdict(ratio <= TARGET_CACHED_VS_UNCACHED)
+                "target: {variant} head reads < {}% of pushes — all loads: {}; loads by calls that pushed \
+                 (not the retries of a full ring): {}",
+                TARGET_HEAD_READS_PER_PUSH * 100.0,
+                shares(&all),
+                shares(&not_full)
             ));
         }
     }
-    let cached: Vec<&RingRow> = rows.iter().filter(|r| r.variant == Variant::Cached).collect();
-    let all: Vec<(u32, f64)> = cached.iter().filter_map(|r| Some((r.batch, r.head_reads_per_push?))).collect();
-    let not_full: Vec<(u32, f64)> =
-        cached.iter().filter_map(|r| Some((r.batch, r.head_reads_not_full_per_push?))).collect();
-    if !all.is_empty() {
-        out.push(format!(
-            "target: cached head reads < {}% of pushes — all loads: {}; loads by calls that pushed \
-             (not the retries of a full ring): {}",
-            TARGET_HEAD_READS_PER_PUSH * 100.0,
-            shares(&all),
-            shares(&not_full)
-        ));
-    }
-    let mut inprocess = Vec::new();
-    for r in rows.iter().filter(|r| r.variant == Variant::CachedInprocess) {
-        if let Some(rtrb) = ns_of(rows, Variant::Rtrb, r.batch) {
-            inprocess.push((r.batch, r.ns_per_push / rtrb));
+    for variant in [Variant::CachedInprocess, Variant::PollingInprocess] {
+        let inprocess: Vec<(u32, f64)> =
+            rows.iter().filter(|r| r.variant == variant).filter_map(|r| Some((r.batch, r.vs_rtrb?))).collect();
+        if inprocess.is_empty() {
+            continue;
         }
-    }
-    if !inprocess.is_empty() {
         let each: Vec<String> = inprocess.iter().map(|(b, v)| format!("batch {b}: {v:.2}×")).collect();
         let missed: Vec<String> = inprocess.iter().filter(|(_, v)| *v > 1.0).map(|(b, _)| b.to_string()).collect();
         let how = if missed.is_empty() { "met".into() } else { format!("not met at batch {}", missed.join(", ")) };
         out.push(format!(
-            "target: ringbus in-process SPSC at least rtrb's throughput (cached-inprocess ÷ rtrb ns/push ≤ 1) — {}: {how}",
+            "target: ringbus in-process SPSC at least rtrb's throughput ({variant} ÷ rtrb ns/push ≤ 1) — {}: {how}",
             each.join(", ")
         ));
     }
@@ -196,13 +206,21 @@ mod tests {
         ];
         rows[0].vs_uncached = Some(0.5);
         rows[2].vs_rtrb = Some(1.5);
-        assert_eq!(ratios(&rows), "- batch 1: cached ÷ uncached 0.50×; cached-inprocess ÷ rtrb 1.50×\n");
+        let mut polling = row(Variant::PollingInprocess, 1, 3.0, Some(0.0));
+        polling.vs_rtrb = Some(0.75);
+        rows.push(polling);
+        assert_eq!(
+            ratios(&rows),
+            "- batch 1: cached ÷ uncached 0.50×; cached-inprocess ÷ rtrb 1.50×; polling-inprocess ÷ rtrb 0.75×\n"
+        );
         let t = targets(&rows);
-        assert_eq!(t.len(), 3, "{t:?}");
+        assert_eq!(t.len(), 4, "{t:?}");
+        assert!(t[0].starts_with("target: cached ≤ 0.6× uncached"), "{}", t[0]);
         assert!(t[0].ends_with("measured 0.50×: met"), "{}", t[0]);
         assert!(t[1].contains("all loads: batch 1: 0.100%, batch 64: 6.00%: not met at batch 64;"), "{}", t[1]);
         assert!(t[1].ends_with("full ring): batch 1: 0.0500%, batch 64: 3.00%: met"), "{}", t[1]);
         assert!(t[2].ends_with("batch 1: 1.50×: not met at batch 1"), "{}", t[2]);
+        assert!(t[3].contains("(polling-inprocess ÷ rtrb ns/push ≤ 1) — batch 1: 0.75×: met"), "{}", t[3]);
         let table = markdown(&rows);
         assert!(table.contains("| rtrb | thread | 1 | 4.00 | 4.00–4.00 | — | — | 1.00 | 0 | 1100 |"), "{table}");
         assert!(targets(&rows[3..4]).is_empty());

@@ -1,5 +1,6 @@
 //! Runs into rows: one per (variant, batch), the median of its repetitions, with the
-//! ratios the issue asks for — cached ÷ uncached, and cached-inprocess ÷ rtrb — per batch.
+//! ratios the issue asks for — cached ÷ uncached, and in-process ÷ rtrb — per batch, for
+//! both kinds of queue (one whose consumer may sleep, one created `Wake::Never`).
 
 use super::measure::Measurement;
 use super::{RingConfig, Variant};
@@ -39,9 +40,10 @@ pub struct RingRow {
     pub commands_checked: u64,
     pub producer_cpu: u32,
     pub consumer_cpu: u32,
-    /// Cached rows: `ns_per_push` ÷ the uncached row's of the same batch.
+    /// cached and polling rows: `ns_per_push` ÷ their uncached twin's of the same batch.
     pub vs_uncached: Option<f64>,
-    /// cached-inprocess rows: `ns_per_push` ÷ the rtrb row's of the same batch.
+    /// cached-inprocess and polling-inprocess rows: `ns_per_push` ÷ the rtrb row's of the
+    /// same batch.
     pub vs_rtrb: Option<f64>,
 }
 
@@ -101,10 +103,11 @@ fn fill_ratios(rows: &mut [RingRow]) {
     let ratio = |v: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| v / b);
     let snapshot = rows.to_vec();
     for r in rows.iter_mut() {
-        match r.variant {
-            Variant::Cached => r.vs_uncached = ratio(r.ns_per_push, ns_of(&snapshot, Variant::Uncached, r.batch)),
-            Variant::CachedInprocess => r.vs_rtrb = ratio(r.ns_per_push, ns_of(&snapshot, Variant::Rtrb, r.batch)),
-            _ => {}
+        let Some(baseline) = r.variant.baseline() else { continue };
+        let value = ratio(r.ns_per_push, ns_of(&snapshot, baseline, r.batch));
+        match baseline {
+            Variant::Rtrb => r.vs_rtrb = value,
+            _ => r.vs_uncached = value,
         }
     }
 }

@@ -21,6 +21,12 @@ Variants, in the same invocation:
                     consumer's position per push call; consumer process
   cached-inprocess  ringbus SPSC queue, cache on, the consumer a THREAD of this process:
                     like for like with the two anchors
+  polling           as cached, but the queue is created with .wake(Wake::Never): its
+                    consumer never sleeps, so no push pays the full memory fence and the
+                    look at the sleepers that waking a sleeping consumer needs
+  polling-uncached  polling with set_head_cache(false); consumer process
+  polling-inprocess polling, cache on, consumer thread: like for like with rtrb, whose
+                    consumer cannot sleep either
   rtrb              the rtrb crate's SPSC ring (push_partial_slice / pop_partial_slice),
                     consumer thread
   arrayqueue        crossbeam-queue's bounded MPMC ArrayQueue (a loop of push / pop),
@@ -42,9 +48,11 @@ of --repeat runs (the variants' order alternating between repetitions), with min
 
 Every run is checked: the consumer saw every sequence number once, in order, intact (the
 bench fails otherwise); uncached made exactly one head read per push call and cached at
-most one. Ratios per batch: cached / uncached and cached-inprocess / rtrb ns/push. The
-issue's targets, reported as measured: cached <= 0.6x uncached at batch 1 with the consumer
-on the other CPU; cached head reads < 5% of pushes; ringbus in-process ns/push <= rtrb's.
+most one. Ratios per batch: cached / uncached, polling / polling-uncached, and
+cached-inprocess and polling-inprocess / rtrb ns/push. The issue's targets, reported as
+measured for both kinds of queue: cached (or polling) <= 0.6x its uncached twin at batch 1
+with the consumer on the other CPU; head reads < 5% of pushes; ringbus in-process ns/push
+<= rtrb's.
 
 Then, unless --calls 0: request/response round trips through ringbus::service: a server
 process pinned to CPU C answers u64 -> u64 and sleeps on its request queue between calls;
@@ -57,8 +65,8 @@ removed at the end (also on error or Ctrl-C; one left by a killed run is removed
 
 const AFTER_HELP: &str = "\
 Examples:
-  ringbus bench ring --quick                 # 5 variants x batches 1,8,64, 200000 commands, 1 run each
-  ringbus bench ring                         # 2000000 commands, 5 runs each (about a minute)
+  ringbus bench ring --quick                 # 8 variants x batches 1,8,64, 200000 commands, 1 run each
+  ringbus bench ring                         # 2000000 commands, 5 runs each (about two minutes)
   ringbus bench ring --cpus 2,3 --batch 1 --variants cached,uncached --json ring.json --plot ring.svg";
 
 const COMMANDS: u64 = 2_000_000;
@@ -113,7 +121,7 @@ pub struct RingArgs {
         long,
         value_name = "NAME,..",
         value_delimiter = ',',
-        default_value = "cached,uncached,cached-inprocess,rtrb,arrayqueue"
+        default_value = "cached,uncached,cached-inprocess,polling,polling-uncached,polling-inprocess,rtrb,arrayqueue"
     )]
     variants: Vec<Variant>,
 

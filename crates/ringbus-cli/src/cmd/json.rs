@@ -86,7 +86,7 @@ pub fn queue(q: &QueueInfo) -> Value {
         "name": q.name, "path": q.path, "capacity": q.capacity, "producers": if q.mpsc { "mpsc" } else { "spsc" },
         "command_type": q.command_type, "command_size": q.command_size, "head": q.head, "tail": q.tail,
         "queued": q.queued(), "consumer_alive": q.consumer_alive, "producer_alive": q.producer_alive,
-        "producers_alive": q.producers_alive,
+        "producers_alive": q.producers_alive, "wake": if q.polling { "never" } else { "on-data" },
         "consumer_asleep": q.consumer_asleep, "producers_waiting": q.producers_waiting,
     })
 }

@@ -144,7 +144,7 @@ fn section_table(snap: &Snapshot, what: What) -> Table {
                     q.queued().to_string(),
                     format!("{} ({} B)", q.command_type, q.command_size),
                     alive(q.consumer_alive),
-                    super::output::yes_no(q.consumer_asleep).into(),
+                    if q.polling { "never (polls)".into() } else { super::output::yes_no(q.consumer_asleep).into() },
                 ]);
             }
             t

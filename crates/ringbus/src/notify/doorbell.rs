@@ -15,9 +15,19 @@
 //! the waiter's `FUTEX_WAIT` return or its wake wakes it), or the waiter sees the data. A
 //! waiter that saw the bumped word also sees the data (the bump is a Release after it).
 //! Model-checked by loom below.
+//!
+//! A queue created with [`Wake::Never`](crate::Wake::Never) has *polling* doorbells:
+//! nobody ever sleeps on them, so ringing is a no-op — no fence, no look at the sleepers —
+//! and a wait polls. The setting is fixed in the queue's header when it is created, so
+//! no ringer can skip a ring while some waiter sleeps.
 
 use crate::sync::{fence, futex, AtomicU32, AtomicU64, FutexWait, Ordering};
 use std::time::Duration;
+
+/// How many times a wait on a polling doorbell looks before it sleeps for
+/// [`POLL_INTERVAL`], and how long it sleeps before its caller looks again.
+const POLL_SPINS: u32 = 128;
+pub(crate) const POLL_INTERVAL: Duration = Duration::from_micros(50);
 
 /// The words of one doorbell.
 #[derive(Clone, Copy)]
@@ -25,6 +35,8 @@ pub(crate) struct Doorbell<'a> {
     pub word: &'a AtomicU32,
     /// One bit per waiter role asleep (or about to sleep).
     pub sleepers: &'a AtomicU64,
+    /// Never rung: waiters poll (the queue's [`Wake::Never`](crate::Wake::Never)).
+    pub polling: bool,
 }
 
 impl Doorbell<'_> {
@@ -32,6 +44,9 @@ impl Doorbell<'_> {
     /// Returns whether it made the system call.
     #[inline]
     pub(crate) fn ring(&self) -> bool {
+        if self.polling {
+            return false;
+        }
         // Pairs with the fence in `wait`. (An asymmetric fence — a compiler fence here and
         // `membarrier` in `wait` — saved about 8 ns per push in `ringbus bench ring` but
         // made the service round trip's p99 4× worse on this VM: the waiter's barrier
@@ -50,6 +65,9 @@ impl Doorbell<'_> {
     /// most once (at most `timeout`). Returns what `ready` said after registering; on
     /// `false` the caller looks again (it was woken, timed out or interrupted).
     pub(crate) fn wait(&self, me: u64, ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
+        if self.polling {
+            return poll(ready, timeout);
+        }
         self.sleepers.fetch_or(me, Ordering::Relaxed);
         // Pairs with the fence in `ring`.
         fence(Ordering::SeqCst);
@@ -78,6 +96,19 @@ impl Doorbell<'_> {
     }
 }
 
+/// A wait on a polling doorbell: spins looking with `ready`, then sleeps once (at most
+/// [`POLL_INTERVAL`], at most `timeout`) and looks a last time.
+fn poll(ready: impl Fn() -> bool, timeout: Option<Duration>) -> bool {
+    for _ in 0..POLL_SPINS {
+        if ready() {
+            return true;
+        }
+        std::hint::spin_loop();
+    }
+    std::thread::sleep(timeout.map_or(POLL_INTERVAL, |t| t.min(POLL_INTERVAL)));
+    ready()
+}
+
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
@@ -97,13 +128,13 @@ mod loom_models {
             let b = Arc::new(Bell { word: AtomicU32::new(0), sleepers: AtomicU64::new(0), data: AtomicU32::new(0) });
             let b2 = b.clone();
             let waiter = loom::thread::spawn(move || {
-                let bell = Doorbell { word: &b2.word, sleepers: &b2.sleepers };
+                let bell = Doorbell { word: &b2.word, sleepers: &b2.sleepers, polling: false };
                 while b2.data.load(Ordering::Acquire) == 0 {
                     bell.wait(1, || b2.data.load(Ordering::Acquire) != 0, None);
                 }
             });
             b.data.store(1, Ordering::Release);
-            Doorbell { word: &b.word, sleepers: &b.sleepers }.ring();
+            Doorbell { word: &b.word, sleepers: &b.sleepers, polling: false }.ring();
             waiter.join().unwrap();
             assert_eq!(b.sleepers.load(Ordering::Relaxed), 0);
         });

@@ -68,7 +68,8 @@ impl<T: Pod> Producer<T> {
         }
     }
 
-    /// Pushes one command, waiting at most `timeout` (`None`: forever) for room.
+    /// Pushes one command, waiting at most `timeout` (`None`: forever) for room: asleep
+    /// until a pop wakes it, or, in a [`Wake::Never`](crate::Wake::Never) queue, polling.
     pub fn push_timeout(&mut self, command: T, timeout: Option<Duration>) -> Result<(), PushError<T>> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
@@ -164,7 +165,8 @@ impl<T: Pod> Consumer<T> {
 
     /// Waits until a command is ready, at most `timeout` (`None`: forever). Returns
     /// whether one is. Sleeps in the kernel only if the queue is empty; producers see it
-    /// asleep and wake it.
+    /// asleep and wake it. In a [`Wake::Never`](crate::Wake::Never) queue it polls: a short
+    /// spin, then a look every 50 µs.
     pub fn wait(&mut self, timeout: Option<Duration>) -> bool {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {

@@ -14,6 +14,7 @@ use crate::shm::queue::{
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
 use crate::sys;
+use crate::Wake;
 use std::fs::File;
 use std::marker::PhantomData;
 use std::os::fd::AsFd;
@@ -26,6 +27,7 @@ pub struct QueueBuilder<T> {
     name: String,
     capacity: Option<u32>,
     mode: Option<Mode>,
+    wake: Option<Wake>,
     /// Open only a queue that exists (`open` returns `None` otherwise).
     must_exist: bool,
     _command: PhantomData<T>,
@@ -51,7 +53,15 @@ impl QueueHandle {
 
 impl<T: Pod> QueueBuilder<T> {
     pub(crate) fn new(node: Node, name: &str) -> QueueBuilder<T> {
-        QueueBuilder { node, name: name.into(), capacity: None, mode: None, must_exist: false, _command: PhantomData }
+        QueueBuilder {
+            node,
+            name: name.into(),
+            capacity: None,
+            mode: None,
+            wake: None,
+            must_exist: false,
+            _command: PhantomData,
+        }
     }
 
     /// Commands the ring holds (a power of two, 2 to 2^24) [default 1024].
@@ -71,6 +81,16 @@ impl<T: Pod> QueueBuilder<T> {
     /// never wrote: [`Consumer::abandoned`]).
     pub fn mpsc(mut self) -> Self {
         self.mode = Some(Mode::Mpsc);
+        self
+    }
+
+    /// Whether the queue's waiters sleep and are woken ([`Wake::OnData`], the default) or
+    /// only poll ([`Wake::Never`]: pushes and pops skip the fence and the look at the
+    /// sleepers; [`Consumer::wait`] and [`Producer::push_timeout`] poll, sleeping
+    /// 50 µs between looks once a short spin found nothing). Fixed when the queue is
+    /// created; opening it with the other setting is [`OpenError::ConfigMismatch`].
+    pub fn wake(mut self, wake: Wake) -> Self {
+        self.wake = Some(wake);
         self
     }
 
@@ -142,14 +162,14 @@ impl<T: Pod> QueueBuilder<T> {
                 return Ok(None);
             }
             let capacity = self.capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY);
-            let config =
-                QueueConfig::new(capacity, self.mode.unwrap_or(Mode::Spsc), &command).map_err(|(field, value)| {
-                    OpenError::InvalidConfig {
-                        field,
-                        value,
-                        reason: "capacity: a power of two from 2 to 2^24; commands: 1 B to 64 KiB",
-                    }
-                })?;
+            let (mode, wake) = (self.mode.unwrap_or(Mode::Spsc), self.wake.unwrap_or_default());
+            let config = QueueConfig::new(capacity, mode, wake, &command).map_err(|(field, value)| {
+                OpenError::InvalidConfig {
+                    field,
+                    value,
+                    reason: "capacity: a power of two from 2 to 2^24; commands: 1 B to 64 KiB",
+                }
+            })?;
             let init = |r: &Region| queue::init(r, &config, &canonical, &command);
             // The creator holds the control lock from birth (`segment::create` locks byte 0).
             if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
@@ -181,9 +201,12 @@ impl<T: Pod> QueueBuilder<T> {
         if let Some(c) = self.capacity.filter(|&c| c != config.capacity) {
             return Err(mismatch("capacity", config.capacity as u64, c as u64));
         }
-        match self.mode {
-            Some(m) if m != config.mode() => {
-                Err(mismatch("producers (1 = spsc, 2 = mpsc)", config.mode as u64, m as u64 + 1))
+        if let Some(m) = self.mode.filter(|&m| m != config.mode()) {
+            return Err(mismatch("producers (1 = spsc, 2 = mpsc)", config.mode as u64, m as u64 + 1));
+        }
+        match self.wake {
+            Some(w) if w != config.wake() => {
+                Err(mismatch("wake (0 = on data, 1 = never)", config.wake as u64, (w == Wake::Never) as u64))
             }
             _ => Ok(()),
         }

@@ -17,8 +17,8 @@ use std::mem::offset_of;
 pub(crate) const MAGIC: [u8; 8] = *b"RINGBUS\0";
 /// Bumped on every change of any shared-memory layout in this crate (3: MPSC queue
 /// producer entries with claim words; 4: a queue's positions and doorbells 128 bytes
-/// apart).
-pub const LAYOUT_VERSION: u32 = 4;
+/// apart; 5: a queue's wake policy in its configuration).
+pub const LAYOUT_VERSION: u32 = 5;
 
 /// What a segment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,6 +23,7 @@ use super::pod::Pod;
 use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
+use crate::pubsub::Wake;
 use crate::ring::commands::{Mode, Positions, Slots, NO_CLAIM};
 use crate::sync::{AtomicU32, AtomicU64};
 use std::marker::PhantomData;
@@ -66,7 +67,7 @@ pub(crate) fn producer_entry_lock_byte(entry: u32) -> u64 {
     (PRODUCERS_OFFSET + entry as usize * PRODUCER_ENTRY_BYTES) as u64
 }
 
-/// The layout-relevant configuration of a queue.
+/// The configuration of a queue, fixed at its creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub(crate) struct QueueConfig {
@@ -75,16 +76,25 @@ pub(crate) struct QueueConfig {
     pub mode: u32,
     pub slot_stride: u32,
     pub command_offset: u32,
-    pub type_size: u64,
+    /// At most [`MAX_COMMAND_BYTES`].
+    pub type_size: u32,
     pub type_align: u32,
     pub type_name_len: u32,
+    /// 0: waiters sleep and are woken ([`Wake::OnData`]); 1: nobody ever sleeps, so no
+    /// push or pop checks for sleepers ([`Wake::Never`]).
+    pub wake: u32,
 }
 const _: () = assert!(size_of::<QueueConfig>() == 32);
 
 impl QueueConfig {
     /// The configuration for `capacity` commands of `command` in `mode`; `None` if out of
     /// range (the caller names the field).
-    pub(crate) fn new(capacity: u32, mode: Mode, command: &PayloadType) -> Result<QueueConfig, (&'static str, u64)> {
+    pub(crate) fn new(
+        capacity: u32,
+        mode: Mode,
+        wake: Wake,
+        command: &PayloadType,
+    ) -> Result<QueueConfig, (&'static str, u64)> {
         if !capacity.is_power_of_two() || !(2..=MAX_CAPACITY).contains(&capacity) {
             return Err(("capacity", capacity as u64));
         }
@@ -112,10 +122,23 @@ impl QueueConfig {
             },
             slot_stride: slot_stride as u32,
             command_offset: command_offset as u32,
-            type_size: command.size,
+            type_size: command.size as u32,
             type_align: command.align,
             type_name_len: command.name.len() as u32,
+            wake: match wake {
+                Wake::OnData => 0,
+                Wake::Never => 1,
+            },
         })
+    }
+
+    /// Whether waiters sleep on the doorbells (else every wait polls).
+    pub(crate) fn wake(&self) -> Wake {
+        if self.wake == 0 {
+            Wake::OnData
+        } else {
+            Wake::Never
+        }
     }
 
     pub(crate) fn mode(&self) -> Mode {
@@ -181,13 +204,15 @@ pub(crate) fn read(region: &Region) -> Result<(QueueConfig, String, PayloadType)
     }
     let name = text(&h.name, h.name_len, "queue name length")?;
     let type_name = text(&h.type_name, h.config.type_name_len, "command type name length")?;
-    let command = PayloadType { name: type_name, size: h.config.type_size, align: h.config.type_align };
-    let mode = if h.config.mode == 1 { Mode::Spsc } else { Mode::Mpsc };
+    let command = PayloadType { name: type_name, size: h.config.type_size as u64, align: h.config.type_align };
     if !(1..=2).contains(&h.config.mode) {
         return Err(corrupt("queue mode", h.config.mode as u64, 2));
     }
-    let expected =
-        QueueConfig::new(h.config.capacity, mode, &command).map_err(|(what, value)| corrupt(what, value, 0))?;
+    if h.config.wake > 1 {
+        return Err(corrupt("queue wake policy", h.config.wake as u64, 1));
+    }
+    let expected = QueueConfig::new(h.config.capacity, h.config.mode(), h.config.wake(), &command)
+        .map_err(|(what, value)| corrupt(what, value, 0))?;
     if expected != h.config {
         return Err(corrupt("queue slot layout", h.config.slot_stride as u64, expected.slot_stride as u64));
     }
@@ -217,6 +242,8 @@ pub(crate) struct QueueView {
     stride: usize,
     command_offset: usize,
     mask: usize,
+    /// [`Wake::Never`]: the doorbells are never rung and waiters poll.
+    polling: bool,
     /// The mapping every pointer above points into: owned here, so it outlives them (its
     /// address does not change when the view moves).
     _region: Region,
@@ -248,6 +275,7 @@ impl QueueView {
             stride: config.slot_stride as usize,
             command_offset: config.command_offset as usize,
             mask: config.capacity as usize - 1,
+            polling: config.wake() == Wake::Never,
             _region: region,
         }
     }
@@ -276,7 +304,7 @@ impl QueueView {
     #[inline]
     fn bell(&self, words: &(NonNull<AtomicU32>, NonNull<AtomicU64>)) -> Doorbell<'_> {
         // SAFETY: as in `positions`.
-        unsafe { Doorbell { word: words.0.as_ref(), sleepers: words.1.as_ref() } }
+        unsafe { Doorbell { word: words.0.as_ref(), sleepers: words.1.as_ref(), polling: self.polling } }
     }
 
     /// The doorbell the consumer sleeps on.
@@ -394,9 +422,10 @@ mod tests {
     #[test]
     fn layout_round_trips_and_refuses_a_bad_stride() {
         let command = PayloadType { name: "cmd".into(), size: 24, align: 8 };
-        let config = QueueConfig::new(8, Mode::Mpsc, &command).unwrap();
+        let config = QueueConfig::new(8, Mode::Mpsc, Wake::OnData, &command).unwrap();
         assert_eq!((config.command_offset, config.slot_stride), (8, 32));
-        let spsc = QueueConfig::new(8, Mode::Spsc, &PayloadType { name: "c".into(), size: 32, align: 8 }).unwrap();
+        let c32 = PayloadType { name: "c".into(), size: 32, align: 8 };
+        let spsc = QueueConfig::new(8, Mode::Spsc, Wake::Never, &c32).unwrap();
         assert_eq!((spsc.command_offset, spsc.slot_stride), (0, 32), "no mark word: two commands per line");
         let r = Region::heap(config.total_bytes() as usize);
         init(&r, &config, "jobs", &command);
@@ -405,6 +434,9 @@ mod tests {
         assert_eq!((read_config, name.as_str(), read_command), (config, "jobs", command));
         r.write_plain::<u32>(offset_of!(QueueHeader, config) + 8, 16); // slot_stride
         assert!(matches!(read(&r), Err(HeaderError::Corrupted(c)) if c.what == "queue slot layout"));
-        assert!(QueueConfig::new(3, Mode::Spsc, &PayloadType::bytes()).is_err());
+        r.write_plain::<u32>(offset_of!(QueueHeader, config) + 8, 32);
+        r.write_plain::<u32>(offset_of!(QueueHeader, config) + 28, 2); // wake
+        assert!(matches!(read(&r), Err(HeaderError::Corrupted(c)) if c.what == "queue wake policy"));
+        assert!(QueueConfig::new(3, Mode::Spsc, Wake::OnData, &PayloadType::bytes()).is_err());
     }
 }

@@ -31,6 +31,8 @@ pub struct QueueInfo {
     pub producer_alive: bool,
     /// Live producers (SPSC: 0 or 1; MPSC: up to `MAX_QUEUE_PRODUCERS`).
     pub producers_alive: u32,
+    /// Created with [`Wake::Never`](crate::Wake::Never): its waiters poll, never sleep.
+    pub polling: bool,
     /// The consumer sleeps waiting for commands.
     pub consumer_asleep: bool,
     /// Producers sleeping until there is room.
@@ -75,6 +77,7 @@ pub(crate) fn info(path: &Path, opened: segment::Opened) -> Result<(QueueInfo, F
         consumer_alive: locked(CONSUMER_LOCK_BYTE),
         producer_alive: producers_alive > 0,
         producers_alive,
+        polling: config.wake() == crate::Wake::Never,
         consumer_asleep: view.data_bell().sleeping() != 0,
         producers_waiting: view.space_bell().sleeping(),
     };
