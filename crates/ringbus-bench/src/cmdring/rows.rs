@@ -3,7 +3,7 @@
 //! both kinds of queue (one whose consumer may sleep, one created `Wake::Never`).
 
 use super::measure::Measurement;
-use super::{RingConfig, Variant};
+use super::{RingConfig, Run, Variant};
 use crate::stats::median;
 use serde::Serialize;
 
@@ -40,10 +40,11 @@ pub struct RingRow {
     pub commands_checked: u64,
     pub producer_cpu: u32,
     pub consumer_cpu: u32,
-    /// cached and polling rows: `ns_per_push` ÷ their uncached twin's of the same batch.
+    /// cached and polling rows: ns per push ÷ their uncached twin's at the same batch —
+    /// the median over repetitions of the ratio within each (the two runs are adjacent
+    /// in time, so a slow stretch of the machine slows both).
     pub vs_uncached: Option<f64>,
-    /// cached-inprocess and polling-inprocess rows: `ns_per_push` ÷ the rtrb row's of the
-    /// same batch.
+    /// cached-inprocess and polling-inprocess rows: the same against rtrb.
     pub vs_rtrb: Option<f64>,
 }
 
@@ -90,26 +91,33 @@ pub(crate) fn rows(config: &RingConfig, measured: &[Measurement]) -> Vec<RingRow
             }
         }
     }
-    fill_ratios(&mut out);
-    out
-}
-
-/// `ns_per_push` of `variant` at `batch`, if measured.
-pub(crate) fn ns_of(rows: &[RingRow], variant: Variant, batch: u32) -> Option<f64> {
-    rows.iter().find(|r| (r.variant, r.batch) == (variant, batch)).map(|r| r.ns_per_push)
-}
-
-fn fill_ratios(rows: &mut [RingRow]) {
-    let ratio = |v: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| v / b);
-    let snapshot = rows.to_vec();
-    for r in rows.iter_mut() {
+    for r in out.iter_mut() {
         let Some(baseline) = r.variant.baseline() else { continue };
-        let value = ratio(r.ns_per_push, ns_of(&snapshot, baseline, r.batch));
+        let value = paired_ratio(measured, r.variant, baseline, r.batch);
         match baseline {
             Variant::Rtrb => r.vs_rtrb = value,
             _ => r.vs_uncached = value,
         }
     }
+    out
+}
+
+/// The median over repetitions of `variant`'s elapsed time ÷ `baseline`'s at `batch` in
+/// the same repetition (both push the same number of commands); `None` if no repetition
+/// measured both.
+fn paired_ratio(measured: &[Measurement], variant: Variant, baseline: Variant, batch: u32) -> Option<f64> {
+    let elapsed = |v: Variant, repetition: u32| {
+        measured.iter().find(|m| m.run == Run { variant: v, batch, repetition }).map(|m| m.pushed.elapsed_ns)
+    };
+    let ratios: Vec<f64> = measured
+        .iter()
+        .filter(|m| (m.run.variant, m.run.batch) == (variant, batch))
+        .filter_map(|m| {
+            let base = elapsed(baseline, m.run.repetition).filter(|&b| b > 0)?;
+            Some(m.pushed.elapsed_ns as f64 / base as f64)
+        })
+        .collect();
+    (!ratios.is_empty()).then(|| median(ratios))
 }
 
 #[cfg(test)]
@@ -129,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_medians_per_command_with_the_two_ratios() {
+    fn rows_are_medians_per_command_with_ratios_paired_per_repetition() {
         let config = RingConfig {
             variants: Variant::ALL.to_vec(),
             batches: vec![1, 8],
@@ -146,6 +154,8 @@ mod tests {
             measured(Variant::Cached, 1, 1, 10_000, 1200),
             measured(Variant::Cached, 1, 2, 20_000, 1100),
             measured(Variant::Uncached, 1, 0, 40_000, 1000),
+            measured(Variant::Uncached, 1, 1, 40_000, 1000),
+            measured(Variant::Uncached, 1, 2, 20_000, 1000),
             measured(Variant::CachedInprocess, 1, 0, 9_000, 1000),
             measured(Variant::Rtrb, 1, 0, 6_000, 1000),
             measured(Variant::ArrayQueue, 8, 0, 12_000, 125),
@@ -158,7 +168,9 @@ mod tests {
         assert_eq!((cached.push_calls_per_push, cached.head_reads_per_push), (1.1, Some(0.11)));
         assert_eq!(cached.head_reads_not_full_per_push, Some(0.099));
         assert_eq!((cached.repeat, cached.commands_checked, cached.consumer), (3, 3300, "process"));
-        assert_eq!((cached.vs_uncached, rows[1].vs_uncached), (Some(0.5), None));
+        // Paired per repetition: 30/40, 10/40, 20/20 → median 0.75 (the medians' ratio, 20/40,
+        // would pair runs from different moments).
+        assert_eq!((cached.vs_uncached, rows[1].vs_uncached), (Some(0.75), None));
         assert_eq!(rows[2].vs_rtrb, Some(1.5));
         assert_eq!((rows[3].head_reads_per_push, rows[3].consumer), (None, "thread"));
         assert_eq!((rows[4].push_calls_per_push, rows[4].full_retries_per_push), (0.125, 0.001));

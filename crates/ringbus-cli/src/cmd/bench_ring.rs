@@ -49,7 +49,8 @@ of --repeat runs (the variants' order alternating between repetitions), with min
 Every run is checked: the consumer saw every sequence number once, in order, intact (the
 bench fails otherwise); uncached made exactly one head read per push call and cached at
 most one. Ratios per batch: cached / uncached, polling / polling-uncached, and
-cached-inprocess and polling-inprocess / rtrb ns/push. The issue's targets, reported as
+cached-inprocess and polling-inprocess / rtrb ns/push, each the median over repetitions of
+the ratio within one repetition (where the two runs are adjacent in time). The issue's targets, reported as
 measured for both kinds of queue: cached (or polling) <= 0.6x its uncached twin at batch 1
 with the consumer on the other CPU; head reads < 5% of pushes; ringbus in-process ns/push
 <= rtrb's.
@@ -215,7 +216,7 @@ impl RingArgs {
         println!(
             "- ns/push: the producer's wall time over all measured pushes ÷ commands, full-ring retries included; \
              head reads: loads of the consumer's position (ringbus only); rtrb: push_partial_slice, \
-             ArrayQueue: a loop of push\n"
+             ArrayQueue: a loop of push; ratios (below the table): within each repetition, then the median\n"
         );
         print!("{}", report::markdown(&rows));
         let ratios = report::ratios(&rows);
