@@ -247,13 +247,19 @@ fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
         producer.push(i).unwrap();
     }
     let consumer = node.queue::<u64>("jobs/in").consumer().unwrap();
+    let polled = node.queue::<u64>("jobs/polled").wake(Wake::Never).consumer().unwrap();
     let queues = json(&["list", "queues", "--json"], root.path(), &scratch);
-    let q = &queues[0];
+    let q = queues.as_array().unwrap().iter().find(|q| q["name"] == "jobs/in").unwrap();
     assert_eq!((&q["name"], &q["queued"], &q["capacity"]), (&"jobs/in".into(), &3.into(), &16.into()));
     assert_eq!(
-        (&q["producers"], &q["consumer_alive"], &q["producer_alive"], &q["producers_alive"]),
-        (&"spsc".into(), &true.into(), &true.into(), &1.into())
+        (&q["producers"], &q["consumer_alive"], &q["producer_alive"], &q["producers_alive"], &q["wake"]),
+        (&"spsc".into(), &true.into(), &true.into(), &1.into(), &"on-data".into())
     );
+    let p = queues.as_array().unwrap().iter().find(|q| q["name"] == "jobs/polled").unwrap();
+    assert_eq!((&p["wake"], &p["consumer_asleep"]), (&"never".into(), &false.into()));
+    let table = ringbus(&["list", "queues"], Some(root.path()), &scratch, Duration::from_secs(60));
+    assert!(table.stdout.contains("never (polls)"), "{}", table.stdout);
+    polled.unlink();
     let clean = json(&["clean", "--foreign", "--dry-run", "--json"], root.path(), &scratch);
     assert_eq!(clean["removed"], serde_json::json!([]), "a queue is not a foreign file");
     consumer.unlink();

@@ -67,12 +67,12 @@ removed at the end (also on error or Ctrl-C; one left by a killed run is removed
 const AFTER_HELP: &str = "\
 Examples:
   ringbus bench ring --quick                 # 8 variants x batches 1,8,64, 200000 commands, 1 run each
-  ringbus bench ring                         # 2000000 commands, 5 runs each (about two minutes)
+  ringbus bench ring                         # 2000000 commands, 11 runs each (about a minute)
   ringbus bench ring --cpus 2,3 --batch 1 --variants cached,uncached --json ring.json --plot ring.svg";
 
 const COMMANDS: u64 = 2_000_000;
 const QUICK_COMMANDS: u64 = 200_000;
-const REPEAT: u32 = 5;
+const REPEAT: u32 = 11;
 /// Service round trips timed after the ring runs.
 const CALLS: u64 = 20_000;
 const QUICK_CALLS: u64 = 2_000;
@@ -138,7 +138,7 @@ pub struct RingArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
     commands: Option<u64>,
 
-    /// Runs of each (variant, batch), 1 to 100; rows report the median [default: 5, --quick: 1]. Example: --repeat 9
+    /// Runs of each (variant, batch), 1 to 100; rows report the median [default: 11, --quick: 1]. Example: --repeat 9
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     repeat: Option<u32>,
 
