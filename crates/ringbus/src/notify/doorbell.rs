@@ -27,7 +27,7 @@ use std::time::Duration;
 /// How many times a wait on a polling doorbell looks before it sleeps for
 /// [`POLL_INTERVAL`], and how long it sleeps before its caller looks again.
 const POLL_SPINS: u32 = 128;
-pub(crate) const POLL_INTERVAL: Duration = Duration::from_micros(50);
+const POLL_INTERVAL: Duration = Duration::from_micros(50);
 
 /// The words of one doorbell.
 #[derive(Clone, Copy)]
