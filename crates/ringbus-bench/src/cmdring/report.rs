@@ -97,8 +97,8 @@ fn shares(per_batch: &[(u32, f64)]) -> String {
 pub fn targets(rows: &[RingRow]) -> Vec<String> {
     let mut out = Vec::new();
     for variant in [Variant::Cached, Variant::Polling] {
-        let Some(baseline) = variant.baseline() else { continue };
-        if let Some(r) = rows.iter().find(|r| r.variant == variant && r.batch == 1) {
+        let batch1 = rows.iter().find(|r| r.variant == variant && r.batch == 1);
+        if let (Some(r), Some(baseline)) = (batch1, variant.baseline()) {
             if let Some(ratio) = r.vs_uncached {
                 out.push(format!(
                     "target: {variant} ≤ {TARGET_CACHED_VS_UNCACHED}× {baseline} ns/push at batch 1, consumer process \
@@ -108,8 +108,6 @@ pub fn targets(rows: &[RingRow]) -> Vec<String> {
                 ));
             }
         }
-    }
-    for variant in [Variant::Cached, Variant::Polling] {
         let cached: Vec<&RingRow> = rows.iter().filter(|r| r.variant == variant).collect();
         let all: Vec<(u32, f64)> = cached.iter().filter_map(|r| Some((r.batch, r.head_reads_per_push?))).collect();
         let not_full: Vec<(u32, f64)> =

@@ -57,16 +57,17 @@ impl BatchReader {
         else {
             return 0;
         };
-        let messages: Vec<_> = received.collect();
         outbox::batch(|| {
-            for message in &messages {
+            let mut count = 0;
+            for message in received {
+                count += 1;
                 let Some(from) = message.address.as_ref().and_then(socket_addr) else { continue };
                 for bytes in message.iovs() {
                     each(from, bytes);
                 }
             }
-        });
-        messages.len()
+            count
+        })
     }
 }
 
