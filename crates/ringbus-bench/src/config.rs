@@ -112,6 +112,8 @@ pub struct FanoutConfig {
     pub count: u64,
     /// Unmeasured messages per topic sent first (page faults, cold caches, first wake).
     pub warmup: u64,
+    /// Times the whole list of scenarios is run, one pass after the other (at least 1).
+    pub repeat: u32,
     pub worker: WorkerLauncher,
 }
 

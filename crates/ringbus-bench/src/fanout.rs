@@ -11,6 +11,9 @@
 //! syscalls = counter.since(c)          // the counter's own reads are outside t0..t1
 //! ```
 //! then the subscribers exit after the last message and their results file is read.
+//!
+//! With `repeat` > 1 the whole list of scenarios runs again, pass after pass; ratios are
+//! taken within a pass and each scenario's passes are summed up by [`stats::combine`].
 
 use crate::config::{FanoutConfig, Scenario};
 use crate::interrupt;
@@ -61,27 +64,42 @@ pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome
             None
         }
     };
-    let total = config.scenarios.len();
-    for (k, s) in config.scenarios.iter().enumerate() {
-        interrupt::check()?;
-        progress.scenario(k, total, s, config.warmup + config.count);
-        let dir = run_dir.path().join(format!("s{k}"));
-        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let tag = format!("{}-{k}", std::process::id());
-        match run_scenario(s, &dir, &tag, config, counter.as_ref(), progress) {
-            Ok(row) => outcome.rows.push(row),
-            Err(e) => match e.downcast::<Skip>() {
-                Ok(skip) => {
-                    progress.note(&format!("skipped {s}: {skip}"));
-                    outcome.skipped.push((*s, skip.0));
-                }
-                Err(e) => return Err(e.context(format!("scenario {s}"))),
-            },
+    let n = config.scenarios.len();
+    let total = n * config.repeat as usize;
+    // Per scenario, its row of each repetition, ratios filled within the repetition.
+    let mut measured: Vec<Vec<Row>> = vec![Vec::new(); n];
+    for repetition in 0..config.repeat as usize {
+        let mut rows = Vec::new();
+        for (k, s) in config.scenarios.iter().enumerate() {
+            interrupt::check()?;
+            if outcome.skipped.iter().any(|(skipped, _)| skipped == s) {
+                continue;
+            }
+            let index = repetition * n + k;
+            progress.scenario(index, total, s, config.warmup + config.count);
+            let dir = run_dir.path().join(format!("s{index}"));
+            std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            let tag = format!("{}-{index}", std::process::id());
+            match run_scenario(s, &dir, &tag, config, counter.as_ref(), progress) {
+                Ok(row) => rows.push((k, row)),
+                Err(e) => match e.downcast::<Skip>() {
+                    Ok(skip) => {
+                        progress.note(&format!("skipped {s}: {skip}"));
+                        outcome.skipped.push((*s, skip.0));
+                    }
+                    Err(e) => return Err(e.context(format!("scenario {s}"))),
+                },
+            }
+            std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
         }
-        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+        let (scenarios, mut rows): (Vec<usize>, Vec<Row>) = rows.into_iter().unzip();
+        stats::fill_ratios(&mut rows);
+        for (k, row) in scenarios.into_iter().zip(rows) {
+            measured[k].push(row);
+        }
     }
     run_dir.close()?;
-    stats::fill_ratios(&mut outcome.rows);
+    outcome.rows = measured.iter().filter(|m| !m.is_empty()).map(|m| stats::combine(m)).collect();
     Ok(outcome)
 }
 

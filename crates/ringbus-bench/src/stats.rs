@@ -1,7 +1,7 @@
 //! Turning raw measurements into one result row: percentiles (HdrHistogram, 3
 //! significant digits) of publish latency, end-to-end latency over every (message,
 //! subscriber) pair and over the last subscriber of each message, and exact system-call
-//! counts per publish.
+//! counts per publish; and summing up one scenario's repetitions ([`combine`]).
 
 use crate::config::{Scenario, Transport};
 use crate::results::ResultsFile;
@@ -36,6 +36,9 @@ pub struct Row {
     pub publish_p50_vs_eventfd: Option<f64>,
     /// ringbus rows: e2e p50 divided by the eventfd row's of the same run.
     pub e2e_p50_vs_eventfd: Option<f64>,
+    /// Repetitions this row sums up (`--repeat`): each latency figure is the median of
+    /// theirs, each ratio the median of the ratios within one repetition, counts add up.
+    pub repetitions: u32,
 }
 
 /// Latencies from 1 ns to 1 hour at 3 significant digits; longer ones saturate.
@@ -57,6 +60,45 @@ pub(crate) fn us(h: &Histogram<u64>, q: f64) -> f64 {
 pub(crate) fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
     v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
     v[(v.len() - 1) / 2]
+}
+
+/// The lower median of the finite values in `v`; NaN if there are none (a repetition that
+/// lost every message has no latency).
+fn median_finite(v: impl Iterator<Item = f64>) -> f64 {
+    let finite: Vec<f64> = v.filter(|x| x.is_finite()).collect();
+    if finite.is_empty() {
+        f64::NAN
+    } else {
+        median(finite)
+    }
+}
+
+/// One row for the repetitions of one scenario, each row measured with its ratios filled
+/// from the eventfd row *of the same repetition*: the variants of a repetition run back to
+/// back, so a slow stretch of a shared machine slows both sides of a ratio, where a ratio
+/// of medians could pair a fast repetition with a slow one.
+pub(crate) fn combine(repetitions: &[Row]) -> Row {
+    let mut row = repetitions.first().expect("a scenario measured at least once").clone();
+    let each = |f: fn(&Row) -> f64| median_finite(repetitions.iter().map(f));
+    let optional = |f: fn(&Row) -> Option<f64>| {
+        let r = median_finite(repetitions.iter().filter_map(f));
+        r.is_finite().then_some(r)
+    };
+    row.publish_p50_us = each(|r| r.publish_p50_us);
+    row.publish_p99_us = each(|r| r.publish_p99_us);
+    row.e2e_p50_us = each(|r| r.e2e_p50_us);
+    row.e2e_p99_us = each(|r| r.e2e_p99_us);
+    row.last_e2e_p50_us = each(|r| r.last_e2e_p50_us);
+    row.last_e2e_p99_us = each(|r| r.last_e2e_p99_us);
+    row.syscalls_per_publish = optional(|r| r.syscalls_per_publish);
+    row.syscalls_max = repetitions.iter().filter_map(|r| r.syscalls_max).max();
+    row.messages = repetitions.iter().map(|r| r.messages).sum();
+    row.lost = repetitions.iter().map(|r| r.lost).sum();
+    row.publishes_not_all_asleep = repetitions.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
+    row.publish_p50_vs_eventfd = optional(|r| r.publish_p50_vs_eventfd);
+    row.e2e_p50_vs_eventfd = optional(|r| r.e2e_p50_vs_eventfd);
+    row.repetitions = repetitions.len() as u32;
+    row
 }
 
 /// What the publishing loop measured.
@@ -137,6 +179,7 @@ pub(crate) fn row(
         publishes_not_all_asleep: publish.not_all_asleep,
         publish_p50_vs_eventfd: None,
         e2e_p50_vs_eventfd: None,
+        repetitions: 1,
     }
 }
 
@@ -153,5 +196,64 @@ pub fn fill_ratios(rows: &mut [Row]) {
             r.publish_p50_vs_eventfd = Some(r.publish_p50_us / b.3);
             r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / b.4);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(transport: Transport, e2e_p50_us: f64, lost: u64) -> Row {
+        Row {
+            transport,
+            subs: 16,
+            topics: 1,
+            payload_bytes: 64,
+            messages: 50,
+            rate_hz: 500.0,
+            publish_p50_us: 10.0,
+            publish_p99_us: 20.0,
+            e2e_p50_us,
+            e2e_p99_us: 2.0 * e2e_p50_us,
+            last_e2e_p50_us: e2e_p50_us,
+            last_e2e_p99_us: e2e_p50_us,
+            syscalls_per_publish: Some(1.0),
+            syscalls_max: Some(1),
+            lost,
+            publishes_not_all_asleep: Some(lost),
+            publish_p50_vs_eventfd: None,
+            e2e_p50_vs_eventfd: None,
+            repetitions: 1,
+        }
+    }
+
+    #[test]
+    fn repetitions_pair_their_ratios_and_add_up_their_counts() {
+        // ringbus e2e ÷ eventfd's within each repetition: 0.8, 0.9, 1.4. The ratio of the
+        // medians would pair the second's ringbus with the third's eventfd: 210 / 150 = 1.4.
+        let runs = [(100.0, 125.0), (270.0, 300.0), (210.0, 150.0)];
+        let (mut ringbus, mut eventfd) = (Vec::new(), Vec::new());
+        for (k, &(r, e)) in runs.iter().enumerate() {
+            let mut rows = vec![measured(Transport::Ringbus, r, k as u64), measured(Transport::Eventfd, e, 0)];
+            fill_ratios(&mut rows);
+            ringbus.push(rows[0].clone());
+            eventfd.push(rows[1].clone());
+        }
+        let combined = combine(&ringbus);
+        assert!((combined.e2e_p50_vs_eventfd.unwrap() - 0.9).abs() < 1e-9, "{combined:?}");
+        assert_eq!(combined.e2e_p50_us, 210.0);
+        assert_eq!(combine(&eventfd).e2e_p50_us, 150.0);
+        assert_eq!(combined.messages, 150);
+        assert_eq!(combined.lost, 3);
+        assert_eq!(combined.publishes_not_all_asleep, Some(3));
+        assert_eq!(combined.repetitions, 3);
+        assert_eq!(combine(&eventfd).e2e_p50_vs_eventfd, None);
+    }
+
+    #[test]
+    fn a_repetition_without_latencies_is_left_out_of_the_medians() {
+        let rows = [measured(Transport::Eventfd, f64::NAN, 50), measured(Transport::Eventfd, 30.0, 0)];
+        assert_eq!(combine(&rows).e2e_p50_us, 30.0);
+        assert!(combine(&rows[..1]).e2e_p50_us.is_nan());
     }
 }

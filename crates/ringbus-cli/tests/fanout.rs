@@ -27,7 +27,9 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         "--subs",
         "2",
         "--count",
-        "20",
+        "10",
+        "--repeat",
+        "2",
         "--rate",
         "100",
         "--size",
@@ -47,7 +49,8 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         assert_eq!(r["subs"], 2);
         assert_eq!(r["topics"], 1);
         assert_eq!(r["payload_bytes"], 64);
-        assert_eq!(r["messages"], 20);
+        assert_eq!(r["messages"], 20, "10 in each of 2 passes");
+        assert_eq!(r["repetitions"], 2);
         for key in
             ["publish_p50_us", "publish_p99_us", "e2e_p50_us", "e2e_p99_us", "last_e2e_p50_us", "last_e2e_p99_us"]
         {

@@ -30,6 +30,11 @@ kernel.perf_event_paranoid=-1, otherwise reported as n/a). Per subscriber and me
 its CLOCK_MONOTONIC once it has the payload minus t0. \"last e2e\" is, per message, the slowest
 subscriber. Each scenario first sends --warmup unmeasured messages.
 
+Repetitions: with --repeat N the whole sweep runs N times, pass after pass (fresh subscriber
+processes each time). A row then shows the median of each figure over the passes, and its
+ratios are the median of the ratios within one pass, where ringbus and eventfd ran seconds
+apart: on a shared machine that is what keeps a slow stretch from landing on one side only.
+
 Topics: with --topics T, every tick publishes one message on each of the T topics, and
 subscriber i listens to topic i % T (so with T > N some topics have no subscriber).";
 
@@ -38,11 +43,14 @@ Examples:
   ringbus bench fanout --quick
   ringbus bench fanout --subs 16 --count 200 --rate 200 --size 64,1MiB
   ringbus bench fanout --topics 10 --subs 4,8,16,32,64,128 --json fanout.json --plot fanout.svg
-  ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500";
+  ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500
+  ringbus bench fanout --transports ringbus,eventfd --subs 16,64,128 --size 64 --repeat 7";
 
-/// Quick mode: enough messages for stable medians, paced fast enough for the whole default
-/// sweep to finish in well under a minute on two cores.
-const QUICK_COUNT: u64 = 150;
+/// Quick mode: three passes of 50 messages (150 per point, as many as one pass of 150 but
+/// with ratios paired per pass), paced fast enough for the whole default sweep to finish
+/// in under a minute on two cores.
+const QUICK_COUNT: u64 = 50;
+const QUICK_REPEAT: u32 = 3;
 const QUICK_RATE_HZ: f64 = 500.0;
 /// In quick mode, payloads above this are measured only for these transports (uds copies
 /// the payload once per subscriber, ~16 ms per publish at 1MiB × 64; ringbus-polling's
@@ -69,9 +77,16 @@ pub struct FanoutArgs {
     #[arg(long, value_name = "SIZE,..", value_delimiter = ',', value_parser = parse_size, default_value = "64,1MiB")]
     size: Vec<u64>,
 
-    /// Measured messages per topic and scenario [default: 500, --quick: 150]. Example: --count 1000
+    /// Measured messages per topic, scenario and repetition [default: 500, --quick: 50]. Example: --count 1000
     #[arg(long, value_name = "N")]
     count: Option<u64>,
+
+    /// Run the whole sweep N times, pass after pass. Each figure is then the median over the
+    /// passes and each ratio the median of the ratios within one pass (both sides of a ratio
+    /// measured minutes apart on a shared machine can see different loads) [default: 1,
+    /// --quick: 3]. Example: --repeat 5
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    repeat: Option<u32>,
 
     /// Unmeasured messages sent first in each scenario (page faults, cold caches). Example: --warmup 50
     #[arg(long, value_name = "N", default_value_t = 20)]
@@ -94,8 +109,8 @@ pub struct FanoutArgs {
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
 
-    /// Fewer messages at a faster rate, and payloads over 64KiB only for ringbus, eventfd and mq
-    /// (unless --transports is given): the default sweep in well under a minute. Example: --quick
+    /// Fewer messages at a faster rate in three passes, and payloads over 64KiB only for ringbus,
+    /// eventfd and mq (unless --transports is given): the default sweep in under a minute. Example: --quick
     #[arg(long)]
     quick: bool,
 }
@@ -121,7 +136,8 @@ impl FanoutArgs {
         let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
         let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
         let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
-        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, worker })
+        let repeat = self.repeat.unwrap_or(if self.quick { QUICK_REPEAT } else { 1 });
+        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, repeat, worker })
     }
 
     pub fn run(self) -> Result<()> {
@@ -136,8 +152,18 @@ impl FanoutArgs {
         println!("- machine: {}", report::Machine::this());
         println!("- command: `{}`", report::command_line());
         println!(
-            "- {} measured messages per topic at {} Hz after {} warm-up; times in µs; ratios: ringbus ÷ eventfd\n",
-            config.count, config.rate_hz, config.warmup
+            "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
+             ratios: ringbus ÷ eventfd{}\n",
+            config.count,
+            config.rate_hz,
+            config.warmup,
+            config.repeat,
+            if config.repeat == 1 { "pass" } else { "passes" },
+            if config.repeat == 1 {
+                ""
+            } else {
+                " (figures: median over the passes; ratios: median of the ratios within each pass; msgs: all passes)"
+            }
         );
         print!("{}", report::markdown(&outcome.rows));
         for note in report::notes(&outcome.rows) {
@@ -167,7 +193,7 @@ struct Bar {
 impl Bar {
     fn new(config: &FanoutConfig) -> Bar {
         let ticks = config.warmup + config.count;
-        let total = ticks * config.scenarios.len() as u64;
+        let total = ticks * config.scenarios.len() as u64 * u64::from(config.repeat);
         let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total) } else { ProgressBar::hidden() };
         let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
             .expect("a valid template")
