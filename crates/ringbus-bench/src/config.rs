@@ -27,11 +27,20 @@ pub enum Transport {
     Mq,
     /// One `AF_UNIX` datagram (a full copy of the payload) per subscriber.
     Uds,
+    /// No transport and no subscriber: each tick writes one cache line of a private buffer
+    /// and nothing else — the least any publish can cost after the same idle here.
+    IdleFloor,
 }
 
 impl Transport {
-    pub const ALL: [Transport; 5] =
-        [Transport::Ringbus, Transport::RingbusPolling, Transport::Eventfd, Transport::Mq, Transport::Uds];
+    pub const ALL: [Transport; 6] = [
+        Transport::Ringbus,
+        Transport::RingbusPolling,
+        Transport::Eventfd,
+        Transport::Mq,
+        Transport::Uds,
+        Transport::IdleFloor,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -40,6 +49,7 @@ impl Transport {
             Transport::Eventfd => "eventfd",
             Transport::Mq => "mq",
             Transport::Uds => "uds",
+            Transport::IdleFloor => "idle-floor",
         }
     }
 }

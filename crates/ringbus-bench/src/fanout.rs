@@ -111,7 +111,7 @@ pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome
 /// first scenario of every pass several-fold), and each pair of transports runs in both
 /// orders.
 fn pass_order(n: usize, repetition: usize) -> impl Iterator<Item = usize> {
-    (0..n).map(move |i| if repetition % 2 == 0 { i } else { n - 1 - i })
+    (0..n).map(move |i| if repetition.is_multiple_of(2) { i } else { n - 1 - i })
 }
 
 fn run_scenario(
@@ -123,9 +123,15 @@ fn run_scenario(
     progress: &mut dyn Progress,
 ) -> Result<Row> {
     let messages = config.warmup + config.count;
-    let results_path = dir.join("results");
-    let results = ResultsFile::create(&results_path, s.subs as usize, usize::try_from(messages)?)?;
+    let (warmup, all) = (config.warmup as usize, usize::try_from(messages)?);
     let (mut fanout, handoffs) = transports::setup(s, dir, tag)?;
+    if handoffs.is_empty() {
+        // The idle floor: only the paced publishing loop, nobody to receive.
+        let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;
+        return Ok(stats::row(s, config.rate_hz, warmup, all, &samples, None));
+    }
+    let results_path = dir.join("results");
+    let results = ResultsFile::create(&results_path, s.subs as usize, all)?;
     let mut launches = Vec::with_capacity(handoffs.len());
     let mut child_ends = Vec::new();
     for (i, h) in handoffs.into_iter().enumerate() {
@@ -153,8 +159,7 @@ fn run_scenario(
     let hint = "they had not received the last message; some messages were lost, \
                 or the machine is overloaded (try a lower --rate)";
     workers.wait_exit(EXIT_LIMIT, hint)?;
-    let (warmup, messages) = (config.warmup as usize, messages as usize);
-    Ok(stats::row(s, config.rate_hz, warmup, messages, &samples, &results))
+    Ok(stats::row(s, config.rate_hz, warmup, all, &samples, Some(&results)))
 }
 
 /// The paced publishing loop; only `publish` sits between t0 and t1.

@@ -20,6 +20,7 @@ fn color(t: Transport) -> RGBColor {
         Transport::Eventfd => RGBColor(31, 119, 180),
         Transport::Mq => RGBColor(44, 160, 44),
         Transport::Uds => RGBColor(148, 103, 189),
+        Transport::IdleFloor => RGBColor(127, 127, 127),
     }
 }
 

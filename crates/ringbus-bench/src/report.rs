@@ -69,13 +69,13 @@ pub fn markdown(rows: &[Row]) -> String {
     out.push_str(
         "| transport | subs | topics | payload | msgs | publish p50 µs | publish p99 µs | e2e p50 µs | e2e p99 µs \
          | last e2e p50 µs | last e2e p99 µs | syscalls/publish | syscalls max | lost \
-         | publish p50 / eventfd | e2e p50 / eventfd |\n",
+         | publish p50 / eventfd | e2e p50 / eventfd | publish p50 / idle floor |\n",
     );
-    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.transport,
             r.subs,
             r.topics,
@@ -92,6 +92,7 @@ pub fn markdown(rows: &[Row]) -> String {
             r.lost,
             ratio(r.publish_p50_vs_eventfd),
             ratio(r.e2e_p50_vs_eventfd),
+            ratio(r.publish_p50_vs_idle_floor),
         );
     }
     out

@@ -36,6 +36,9 @@ pub struct Row {
     pub publish_p50_vs_eventfd: Option<f64>,
     /// ringbus rows: e2e p50 divided by the eventfd row's of the same run.
     pub e2e_p50_vs_eventfd: Option<f64>,
+    /// ringbus and ringbus-polling rows: publish p50 divided by the idle-floor row's of the
+    /// same run (how many times the cost of touching one cache line after the same idle).
+    pub publish_p50_vs_idle_floor: Option<f64>,
     /// Repetitions this row sums up (`--repeat`): each latency figure is the median of
     /// theirs, each ratio the median of the ratios within one repetition, counts add up.
     pub repetitions: u32,
@@ -97,6 +100,7 @@ pub(crate) fn combine(repetitions: &[Row]) -> Row {
     row.publishes_not_all_asleep = repetitions.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
     row.publish_p50_vs_eventfd = optional(|r| r.publish_p50_vs_eventfd);
     row.e2e_p50_vs_eventfd = optional(|r| r.e2e_p50_vs_eventfd);
+    row.publish_p50_vs_idle_floor = optional(|r| r.publish_p50_vs_idle_floor);
     row.repetitions = repetitions.len() as u32;
     row
 }
@@ -129,33 +133,35 @@ impl PublishSamples {
     }
 }
 
-/// Builds the row of `s` from the publish samples and the subscribers' results file,
-/// skipping the first `warmup` messages.
+/// Builds the row of `s` from the publish samples and the subscribers' results file (none
+/// for the idle floor: no end-to-end figures), skipping the first `warmup` messages.
 pub(crate) fn row(
     s: &Scenario,
     rate_hz: f64,
     warmup: usize,
     messages: usize,
     publish: &PublishSamples,
-    results: &ResultsFile,
+    results: Option<&ResultsFile>,
 ) -> Row {
     let (mut all, mut last) = (histogram(), histogram());
     let mut lost = 0;
-    for topic in 0..s.topics {
-        let subs: Vec<usize> = (0..s.subs).filter(|&i| s.topic_of(i) == topic).map(|i| i as usize).collect();
-        for seq in warmup..messages {
-            let mut slowest = None;
-            for &sub in &subs {
-                match results.latency(sub, seq) {
-                    Some(ns) => {
-                        all.saturating_record(ns);
-                        slowest = slowest.max(Some(ns));
+    if let Some(results) = results {
+        for topic in 0..s.topics {
+            let subs: Vec<usize> = (0..s.subs).filter(|&i| s.topic_of(i) == topic).map(|i| i as usize).collect();
+            for seq in warmup..messages {
+                let mut slowest = None;
+                for &sub in &subs {
+                    match results.latency(sub, seq) {
+                        Some(ns) => {
+                            all.saturating_record(ns);
+                            slowest = slowest.max(Some(ns));
+                        }
+                        None => lost += 1,
                     }
-                    None => lost += 1,
                 }
-            }
-            if let Some(ns) = slowest {
-                last.saturating_record(ns);
+                if let Some(ns) = slowest {
+                    last.saturating_record(ns);
+                }
             }
         }
     }
@@ -179,22 +185,33 @@ pub(crate) fn row(
         publishes_not_all_asleep: publish.not_all_asleep,
         publish_p50_vs_eventfd: None,
         e2e_p50_vs_eventfd: None,
+        publish_p50_vs_idle_floor: None,
         repetitions: 1,
     }
 }
 
 /// Fills the ratio columns of every ringbus row from the eventfd row of the same
-/// (subs, topics, payload).
+/// (subs, topics, payload), and of ringbus and ringbus-polling rows from the idle floor's.
 pub fn fill_ratios(rows: &mut [Row]) {
-    let baselines: Vec<(u32, u32, u64, f64, f64)> = rows
-        .iter()
-        .filter(|r| r.transport == Transport::Eventfd)
-        .map(|r| (r.subs, r.topics, r.payload_bytes, r.publish_p50_us, r.e2e_p50_us))
-        .collect();
-    for r in rows.iter_mut().filter(|r| r.transport == Transport::Ringbus) {
-        if let Some(b) = baselines.iter().find(|b| (b.0, b.1, b.2) == (r.subs, r.topics, r.payload_bytes)) {
-            r.publish_p50_vs_eventfd = Some(r.publish_p50_us / b.3);
-            r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / b.4);
+    let of = |t: Transport, rows: &[Row]| -> Vec<((u32, u32, u64), f64, f64)> {
+        rows.iter()
+            .filter(|r| r.transport == t)
+            .map(|r| ((r.subs, r.topics, r.payload_bytes), r.publish_p50_us, r.e2e_p50_us))
+            .collect()
+    };
+    let (eventfd, floor) = (of(Transport::Eventfd, rows), of(Transport::IdleFloor, rows));
+    let find = |baselines: &[((u32, u32, u64), f64, f64)], r: &Row| {
+        baselines.iter().find(|b| b.0 == (r.subs, r.topics, r.payload_bytes)).map(|b| (b.1, b.2))
+    };
+    for r in rows.iter_mut() {
+        if r.transport == Transport::Ringbus {
+            if let Some((publish, e2e)) = find(&eventfd, r) {
+                r.publish_p50_vs_eventfd = Some(r.publish_p50_us / publish);
+                r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / e2e);
+            }
+        }
+        if matches!(r.transport, Transport::Ringbus | Transport::RingbusPolling) {
+            r.publish_p50_vs_idle_floor = find(&floor, r).map(|(publish, _)| r.publish_p50_us / publish);
         }
     }
 }
@@ -223,6 +240,7 @@ mod tests {
             publishes_not_all_asleep: Some(lost),
             publish_p50_vs_eventfd: None,
             e2e_p50_vs_eventfd: None,
+            publish_p50_vs_idle_floor: None,
             repetitions: 1,
         }
     }
@@ -248,6 +266,24 @@ mod tests {
         assert_eq!(combined.publishes_not_all_asleep, Some(3));
         assert_eq!(combined.repetitions, 3);
         assert_eq!(combine(&eventfd).e2e_p50_vs_eventfd, None);
+    }
+
+    #[test]
+    fn publishes_are_compared_with_the_idle_floor_of_the_same_point() {
+        let mut floor = measured(Transport::IdleFloor, f64::NAN, 0);
+        floor.publish_p50_us = 2.0;
+        let mut elsewhere = floor.clone();
+        elsewhere.subs = 1;
+        let mut rows = vec![
+            measured(Transport::RingbusPolling, 500.0, 0),
+            measured(Transport::Eventfd, 100.0, 0),
+            elsewhere,
+            floor,
+        ];
+        fill_ratios(&mut rows);
+        assert_eq!(rows[0].publish_p50_vs_idle_floor, Some(5.0), "10 µs ÷ the floor at 16 subscribers");
+        assert_eq!(rows[0].publish_p50_vs_eventfd, None, "only ringbus rows are compared with eventfd");
+        assert_eq!(rows[1].publish_p50_vs_idle_floor, None);
     }
 
     #[test]

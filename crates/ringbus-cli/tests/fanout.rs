@@ -35,7 +35,7 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         "--size",
         "64",
         "--transports",
-        "ringbus,ringbus-polling,eventfd",
+        "ringbus,ringbus-polling,eventfd,idle-floor",
         "--json",
         json.to_str().unwrap(),
     ];
@@ -44,8 +44,12 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
     assert!(run.stdout.contains("| ringbus | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
 
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(rows.len(), 3, "{rows:#?}");
-    for r in &rows {
+    assert_eq!(rows.len(), 4, "{rows:#?}");
+    let floor = row(&rows, "idle-floor");
+    assert!(floor["publish_p50_us"].as_f64().is_some_and(|v| v > 0.0), "{floor}");
+    assert!(floor["e2e_p50_us"].is_null(), "no subscriber, no end-to-end figure: {floor}");
+    assert_eq!(floor["lost"], 0, "{floor}");
+    for r in rows.iter().filter(|r| r["transport"] != "idle-floor") {
         assert_eq!(r["subs"], 2);
         assert_eq!(r["topics"], 1);
         assert_eq!(r["payload_bytes"], 64);
@@ -59,6 +63,9 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
     }
     let ringbus = row(&rows, "ringbus");
     assert!(ringbus["publish_p50_vs_eventfd"].as_f64().is_some(), "ratio column filled: {ringbus}");
+    for r in [ringbus, row(&rows, "ringbus-polling")] {
+        assert!(r["publish_p50_vs_idle_floor"].as_f64().is_some_and(|v| v > 0.0), "ratio to the floor: {r}");
+    }
 
     if let Some(line) = run.stderr.lines().find(|l| l.contains("system calls will not be counted")) {
         eprintln!("skipping the system-call assertions: {line}");
@@ -74,7 +81,8 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
     } else {
         eprintln!("some publishes found a subscriber awake: {ringbus}");
     }
-    // Nobody sleeps: no system call at all.
+    // Nobody sleeps: no system call at all; nor in the floor's loop.
+    assert_eq!(floor["syscalls_max"], 0, "{floor}");
     let polling = row(&rows, "ringbus-polling");
     assert_eq!(polling["syscalls_per_publish"], 0.0, "{polling}");
     assert_eq!(polling["syscalls_max"], 0, "{polling}");

@@ -3,6 +3,7 @@
 //! bench hands each subscriber an [`Endpoint`] saying where to listen.
 
 mod eventfd;
+mod idle;
 mod mq;
 mod ringbus;
 mod uds;
@@ -80,7 +81,8 @@ impl std::fmt::Display for Skip {
 
 impl std::error::Error for Skip {}
 
-/// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers.
+/// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers (none
+/// for the idle floor, which has no subscriber to start).
 /// `tag` makes system-wide names (message queues) unique to this run and scenario.
 pub(crate) fn setup(s: &Scenario, dir: &Path, tag: &str) -> Result<(Box<dyn Fanout>, Vec<Handoff>)> {
     Ok(match s.transport {
@@ -100,6 +102,7 @@ pub(crate) fn setup(s: &Scenario, dir: &Path, tag: &str) -> Result<(Box<dyn Fano
             let (f, h) = uds::UdsFanout::create(s)?;
             (Box::new(f), h)
         }
+        Transport::IdleFloor => (Box::new(idle::IdleFloor::new()), Vec::new()),
     })
 }
 

@@ -23,6 +23,9 @@ Transports:
                    per subscriber eventfd
   mq               same ring, then one mq_send() per subscriber POSIX message queue
   uds              one AF_UNIX datagram (a full copy of the payload) per subscriber
+  idle-floor       no transport, no subscriber: each tick writes one cache line of a private
+                   buffer. After the same idle, the least any publish can cost on this machine;
+                   ringbus rows show their publish p50 as a multiple of it
 
 Measured per publish: t1 - t0 around the publish call, and the exact number of system calls
 the publishing thread made in between (perf tracepoint raw_syscalls:sys_enter; needs root or
@@ -97,7 +100,7 @@ pub struct FanoutArgs {
         long,
         value_name = "NAME,..",
         value_delimiter = ',',
-        default_value = "ringbus,ringbus-polling,eventfd,mq,uds"
+        default_value = "ringbus,ringbus-polling,eventfd,mq,uds,idle-floor"
     )]
     transports: Vec<Transport>,
 
