@@ -53,7 +53,7 @@ pub struct Outcome {
     pub syscalls_unavailable: Option<String>,
 }
 
-/// Runs every scenario of `config` in turn.
+/// Runs every scenario of `config` in turn, in `config.repeat` passes.
 pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome> {
     let run_dir = RunDir::create(Path::new(SHM), &mut |text| progress.note(text))?;
     let mut outcome = Outcome::default();
@@ -65,36 +65,11 @@ pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome
             None
         }
     };
-    let n = config.scenarios.len();
-    let total = n * config.repeat as usize;
-    // Per scenario, its row of each repetition, ratios filled within the repetition.
-    let mut measured: Vec<Vec<Row>> = vec![Vec::new(); n];
+    // Per scenario, its row of each pass, ratios filled within the pass.
+    let mut measured: Vec<Vec<Row>> = vec![Vec::new(); config.scenarios.len()];
     for repetition in 0..config.repeat as usize {
-        let mut rows = Vec::new();
-        for (step, k) in pass_order(n, repetition).enumerate() {
-            let s = &config.scenarios[k];
-            interrupt::check()?;
-            if outcome.skipped.iter().any(|(skipped, _)| skipped == s) {
-                continue;
-            }
-            let index = repetition * n + step;
-            progress.scenario(index, total, s, config.warmup + config.count);
-            let dir = run_dir.path().join(format!("s{index}"));
-            std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-            let tag = format!("{}-{index}", std::process::id());
-            match run_scenario(s, &dir, &tag, config, counter.as_ref(), progress) {
-                Ok(row) => rows.push((k, row)),
-                Err(e) => match e.downcast::<Skip>() {
-                    Ok(skip) => {
-                        progress.note(&format!("skipped {s}: {skip}"));
-                        outcome.skipped.push((*s, skip.0));
-                    }
-                    Err(e) => return Err(e.context(format!("scenario {s}"))),
-                },
-            }
-            std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
-        }
-        let (scenarios, mut rows): (Vec<usize>, Vec<Row>) = rows.into_iter().unzip();
+        let (scenarios, mut rows): (Vec<usize>, Vec<Row>) =
+            run_pass(config, repetition, &run_dir, counter.as_ref(), &mut outcome, progress)?.into_iter().unzip();
         stats::fill_ratios(&mut rows);
         for (k, row) in scenarios.into_iter().zip(rows) {
             measured[k].push(row);
@@ -103,6 +78,44 @@ pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome
     run_dir.close()?;
     outcome.rows = measured.iter().filter(|m| !m.is_empty()).map(|m| stats::combine(m)).collect();
     Ok(outcome)
+}
+
+/// Runs pass `repetition` of every scenario not skipped yet (a skip is recorded in
+/// `outcome`); returns the rows measured, each with the index of its scenario.
+fn run_pass(
+    config: &FanoutConfig,
+    repetition: usize,
+    run_dir: &RunDir,
+    counter: Option<&SyscallCounter>,
+    outcome: &mut Outcome,
+    progress: &mut dyn Progress,
+) -> Result<Vec<(usize, Row)>> {
+    let n = config.scenarios.len();
+    let mut rows = Vec::new();
+    for (step, k) in pass_order(n, repetition).enumerate() {
+        let s = &config.scenarios[k];
+        interrupt::check()?;
+        if outcome.skipped.iter().any(|(skipped, _)| skipped == s) {
+            continue;
+        }
+        let index = repetition * n + step;
+        progress.scenario(index, n * config.repeat as usize, s, config.warmup + config.count);
+        let dir = run_dir.path().join(format!("s{index}"));
+        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let tag = format!("{}-{index}", std::process::id());
+        match run_scenario(s, &dir, &tag, config, counter, progress) {
+            Ok(row) => rows.push((k, row)),
+            Err(e) => match e.downcast::<Skip>() {
+                Ok(skip) => {
+                    progress.note(&format!("skipped {s}: {skip}"));
+                    outcome.skipped.push((*s, skip.0));
+                }
+                Err(e) => return Err(e.context(format!("scenario {s}"))),
+            },
+        }
+        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    }
+    Ok(rows)
 }
 
 /// The scenarios of pass `repetition` in the order they run: every other pass backwards,
