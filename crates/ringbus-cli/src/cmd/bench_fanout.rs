@@ -34,9 +34,11 @@ its CLOCK_MONOTONIC once it has the payload minus t0. \"last e2e\" is, per messa
 subscriber. Each scenario first sends --warmup unmeasured messages.
 
 Repetitions: with --repeat N the whole sweep runs N times, pass after pass (fresh subscriber
-processes each time). A row then shows the median of each figure over the passes, and its
-ratios are the median of the ratios within one pass, where ringbus and eventfd ran seconds
-apart: on a shared machine that is what keeps a slow stretch from landing on one side only.
+processes each time), every other pass backwards (so no pass starts right after the heaviest
+scenario, and each pair of transports runs in both orders). A row then shows the median of
+each figure over the passes, and its ratios are the median of the ratios within one pass,
+where ringbus and eventfd ran seconds apart: on a shared machine that is what keeps a slow
+stretch from landing on one side only.
 
 Topics: with --topics T, every tick publishes one message on each of the T topics, and
 subscriber i listens to topic i % T (so with T > N some topics have no subscriber).";
