@@ -77,9 +77,9 @@ fn median_finite(v: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// One row for the repetitions of one scenario, each row measured with its ratios filled
-/// from the eventfd row *of the same repetition*: the variants of a repetition run back to
-/// back, so a slow stretch of a shared machine slows both sides of a ratio, where a ratio
-/// of medians could pair a fast repetition with a slow one.
+/// from the baseline rows (eventfd, idle floor) *of the same repetition*: the scenarios of
+/// a repetition run back to back, so a slow stretch of a shared machine slows both sides of
+/// a ratio, where a ratio of medians could pair a fast repetition with a slow one.
 pub(crate) fn combine(repetitions: &[Row]) -> Row {
     let mut row = repetitions.first().expect("a scenario measured at least once").clone();
     let each = |f: fn(&Row) -> f64| median_finite(repetitions.iter().map(f));
