@@ -13,8 +13,8 @@
 //! then the subscribers exit after the last message and their results file is read.
 //!
 //! With `repeat` > 1 the whole list of scenarios runs again, pass after pass, every other
-//! pass backwards ([`pass_order`]); ratios are taken within a pass and each scenario's
-//! passes are summed up by [`stats::combine`].
+//! pass backwards (`pass_order`); ratios are taken within a pass and each scenario's
+//! passes are summed up by `stats::combine`.
 
 use crate::config::{FanoutConfig, Scenario};
 use crate::interrupt;

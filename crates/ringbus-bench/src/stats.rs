@@ -1,7 +1,7 @@
 //! Turning raw measurements into one result row: percentiles (HdrHistogram, 3
 //! significant digits) of publish latency, end-to-end latency over every (message,
 //! subscriber) pair and over the last subscriber of each message, and exact system-call
-//! counts per publish; and summing up one scenario's repetitions ([`combine`]).
+//! counts per publish; and summing up one scenario's repetitions (`combine`).
 
 use crate::config::{Scenario, Transport};
 use crate::results::ResultsFile;
