@@ -8,11 +8,15 @@
 //!
 //! **The relay (a wake cascade).** Waking all N sleepers with one `FUTEX_WAKE` is one call,
 //! but on a machine with few CPUs the N woken tasks preempt the publisher before its call
-//! returns, and queue for the CPUs all at once. So the publisher's one call is
-//! `FUTEX_CMP_REQUEUE`: it wakes [`RELAY_FANOUT`] sleepers and moves all the others to
-//! sleep on the relay word; every woken subscriber, before it does anything else, wakes
-//! `RELAY_FANOUT` more from the relay word. The relay empties in O(log N) steps, the
-//! publisher's latency no longer grows with N, and wake-ups are spread over time. Only
+//! returns, and queue for the CPUs all at once. So with more than [`PUBLISHER_WAKES`]
+//! sleepers the publisher's one call is `FUTEX_CMP_REQUEUE`: it wakes `PUBLISHER_WAKES`
+//! sleepers and moves all the others to sleep on the relay word; every woken subscriber,
+//! before it does anything else, wakes [`RELAY_FANOUT`] more from the relay word. The relay
+//! empties in O(log N) steps, the publisher's latency stops growing with N, and wake-ups
+//! are spread over time. Up to `PUBLISHER_WAKES` sleepers are woken by the publisher
+//! directly: a subscriber that must wait for another one's relay waits for a CPU twice,
+//! which cost 3–5 × eventfd's end-to-end latency with ten topics of 6–13 subscribers each
+//! and 1.2 × with one topic of 16 (see BENCHMARKS.md, "Who wakes whom"). Only
 //! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
 //! them is right; one woken spuriously re-checks and sleeps again. A *relay pending* flag
 //! is set when a publish moved sleepers to the relay and cleared by the step that finds
@@ -31,8 +35,12 @@
 use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
 use std::time::Duration;
 
-/// How many sleepers the publisher wakes, and each woken subscriber relays to. The loom
+/// How many sleepers the publisher wakes itself; any more go onto the relay. The loom
 /// models use 1, so that two waiters already exercise the relay.
+pub(crate) const PUBLISHER_WAKES: u32 = if cfg!(loom) { 1 } else { 16 };
+
+/// How many sleepers each woken subscriber wakes from the relay (2 measured as good as 4 or
+/// more, and a chain of 1 clearly worse: BENCHMARKS.md).
 pub(crate) const RELAY_FANOUT: u32 = if cfg!(loom) { 1 } else { 2 };
 
 /// The words of one topic.
@@ -68,14 +76,14 @@ impl WakeWords<'_> {
         if sleepers == 0 {
             return false;
         }
-        let found = if sleepers <= RELAY_FANOUT {
+        let found = if sleepers <= PUBLISHER_WAKES {
             // Few enough to wake them all at once (a plain wake is the cheaper call).
             Some(futex::wake(self.word, u32::MAX))
         } else {
             // `None`: another publisher bumped the word since; its own call covers every
             // sleeper, and they will see our data too.
-            let moved = futex::requeue(self.word, RELAY_FANOUT, self.relay, bumped);
-            if moved.is_some_and(|m| m > RELAY_FANOUT) {
+            let moved = futex::requeue(self.word, PUBLISHER_WAKES, self.relay, bumped);
+            if moved.is_some_and(|m| m > PUBLISHER_WAKES) {
                 self.relay_pending.store(1, Ordering::Relaxed);
             }
             moved
