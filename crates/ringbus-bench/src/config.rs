@@ -124,6 +124,9 @@ pub struct FanoutConfig {
     pub warmup: u64,
     /// Times the whole list of scenarios is run, one pass after the other (at least 1).
     pub repeat: u32,
+    /// ringbus publishers: sleepers a publish wakes itself (`TopicBuilder::direct_wakes`);
+    /// `None`: the library's default.
+    pub direct_wakes: Option<u32>,
     pub worker: WorkerLauncher,
 }
 

@@ -137,7 +137,7 @@ fn run_scenario(
 ) -> Result<Row> {
     let messages = config.warmup + config.count;
     let (warmup, all) = (config.warmup as usize, usize::try_from(messages)?);
-    let (mut fanout, handoffs) = transports::setup(s, dir, tag)?;
+    let (mut fanout, handoffs) = transports::setup(s, dir, tag, config.direct_wakes)?;
     if handoffs.is_empty() {
         // The idle floor: only the paced publishing loop, nobody to receive.
         let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;

@@ -128,12 +128,17 @@ fn counted_publish(counter: &SyscallCounter, publisher: &mut ringbus::Publisher,
 }
 
 /// The publish of one message with `subs` subscribers asleep makes exactly one system
-/// call; with `subs` polling subscribers, none.
-fn count_publish_syscalls(subs: usize) {
+/// call, however many of them it wakes itself (`direct_wakes`, else the default) and
+/// however many through the relay; with `subs` polling subscribers, none.
+fn count_publish_syscalls(subs: usize, direct_wakes: Option<u32>) {
     let root = TestRoot::new();
     let node = root.node("publisher");
     let topic = format!("sys{subs}");
-    let mut publisher = node.topic(&topic).max_subscribers(2 * subs as u32).depth(16).publisher().unwrap();
+    let mut builder = node.topic(&topic).max_subscribers(2 * subs as u32).depth(16);
+    if let Some(k) = direct_wakes {
+        builder = builder.direct_wakes(k);
+    }
+    let mut publisher = builder.publisher().unwrap();
     let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
     const ROUNDS: u64 = 5;
 
@@ -170,12 +175,20 @@ fn count_publish_syscalls(subs: usize) {
 
 #[test]
 fn publish_makes_one_syscall_for_one_sleeping_subscriber_and_none_for_pollers() {
-    with_watchdog(Duration::from_secs(120), "syscall count with 1 subscriber", || count_publish_syscalls(1));
+    with_watchdog(Duration::from_secs(120), "syscall count with 1 subscriber", || count_publish_syscalls(1, None));
 }
 
 #[test]
 fn publish_makes_one_syscall_for_32_sleeping_subscribers_and_none_for_pollers() {
-    with_watchdog(Duration::from_secs(240), "syscall count with 32 subscribers", || count_publish_syscalls(32));
+    with_watchdog(Duration::from_secs(240), "syscall count with 32 subscribers", || count_publish_syscalls(32, None));
+}
+
+#[test]
+fn publish_makes_one_syscall_for_32_sleepers_when_it_wakes_8_itself_or_all_of_them() {
+    for k in [8, 32] {
+        let what = format!("syscall count with 32 subscribers, {k} woken by the publisher");
+        with_watchdog(Duration::from_secs(240), &what, move || count_publish_syscalls(32, Some(k)));
+    }
 }
 
 /// Minimal xorshift so the test needs no extra crate; the seed is printed for replay.

@@ -235,6 +235,10 @@ fn limits_are_enforced_with_clear_errors() {
         node.topic("kl").depth(4).keep_last(5).subscriber(),
         Err(OpenError::InvalidConfig { field: "keep_last", .. })
     ));
+    assert!(matches!(
+        node.topic("dw").direct_wakes(0).publisher(),
+        Err(OpenError::InvalidConfig { field: "direct_wakes", .. })
+    ));
 }
 
 #[test]

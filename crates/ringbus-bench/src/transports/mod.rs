@@ -82,12 +82,18 @@ impl std::fmt::Display for Skip {
 impl std::error::Error for Skip {}
 
 /// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers (none
-/// for the idle floor, which has no subscriber to start).
+/// for the idle floor, which has no subscriber to start); `direct_wakes` goes to ringbus
+/// publishers.
 /// `tag` makes system-wide names (message queues) unique to this run and scenario.
-pub(crate) fn setup(s: &Scenario, dir: &Path, tag: &str) -> Result<(Box<dyn Fanout>, Vec<Handoff>)> {
+pub(crate) fn setup(
+    s: &Scenario,
+    dir: &Path,
+    tag: &str,
+    direct_wakes: Option<u32>,
+) -> Result<(Box<dyn Fanout>, Vec<Handoff>)> {
     Ok(match s.transport {
         Transport::Ringbus | Transport::RingbusPolling => {
-            let (f, h) = ringbus::RingbusFanout::create(s, &dir.join("ringbus"))?;
+            let (f, h) = ringbus::RingbusFanout::create(s, &dir.join("ringbus"), direct_wakes)?;
             (Box::new(f), h)
         }
         Transport::Eventfd => {

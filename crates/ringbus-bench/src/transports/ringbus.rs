@@ -26,18 +26,25 @@ pub(crate) struct RingbusFanout {
 }
 
 impl RingbusFanout {
-    pub(crate) fn create(s: &Scenario, root: &Path) -> Result<(RingbusFanout, Vec<Handoff>)> {
+    pub(crate) fn create(
+        s: &Scenario,
+        root: &Path,
+        direct_wakes: Option<u32>,
+    ) -> Result<(RingbusFanout, Vec<Handoff>)> {
         let node = Node::with_root("bench-publisher", root).context("cannot create the ringbus root for the bench")?;
         let mut publishers = Vec::new();
         for topic in 0..s.topics {
-            let publisher = node
+            let mut builder = node
                 .topic(&topic_name(topic))
                 .max_publishers(1)
                 .max_subscribers(s.subs_of(topic).max(1))
                 .max_held(1)
-                .max_payload_bytes(s.payload_bytes)
-                .publisher()
-                .with_context(|| format!("cannot create the publisher of {}", topic_name(topic)))?;
+                .max_payload_bytes(s.payload_bytes);
+            if let Some(k) = direct_wakes {
+                builder = builder.direct_wakes(k);
+            }
+            let publisher =
+                builder.publisher().with_context(|| format!("cannot create the publisher of {}", topic_name(topic)))?;
             publishers.push(publisher);
         }
         let polling = s.transport == crate::config::Transport::RingbusPolling;

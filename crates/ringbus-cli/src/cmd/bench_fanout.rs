@@ -49,7 +49,8 @@ Examples:
   ringbus bench fanout --subs 16 --count 200 --rate 200 --size 64,1MiB
   ringbus bench fanout --topics 10 --subs 4,8,16,32,64,128 --json fanout.json --plot fanout.svg
   ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500
-  ringbus bench fanout --transports ringbus,eventfd --subs 16,64,128 --size 64 --repeat 7";
+  ringbus bench fanout --transports ringbus,eventfd --subs 16,64,128 --size 64 --repeat 7
+  ringbus bench fanout --topics 10 --subs 16,64,128 --size 64 --transports ringbus,eventfd --direct-wakes 16";
 
 /// Quick mode: three passes of 50 messages (150 per point, as many as one pass of 150 but
 /// with ratios paired per pass), paced fast enough for the whole default sweep to finish
@@ -97,6 +98,11 @@ pub struct FanoutArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     warmup: u64,
 
+    /// ringbus publishers wake up to K sleeping subscribers themselves and hand any more to the
+    /// wake relay (TopicBuilder::direct_wakes) [default: the library's, 2]. Example: --direct-wakes 16
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    direct_wakes: Option<u32>,
+
     /// Transports to measure, comma-separated (see above). Example: --transports ringbus,eventfd
     #[arg(
         long,
@@ -142,7 +148,8 @@ impl FanoutArgs {
         let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
         let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
         let repeat = self.repeat.unwrap_or(if self.quick { QUICK_REPEAT } else { 1 });
-        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, repeat, worker })
+        let direct_wakes = self.direct_wakes;
+        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, repeat, direct_wakes, worker })
     }
 
     pub fn run(self) -> Result<()> {
@@ -170,6 +177,9 @@ impl FanoutArgs {
                 " (figures: median over the passes; ratios: median of the ratios within each pass; msgs: all passes)"
             }
         );
+        if let Some(k) = config.direct_wakes {
+            println!("- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
+        }
         print!("{}", report::markdown(&outcome.rows));
         for note in report::notes(&outcome.rows) {
             println!("\nnote: {note}");

@@ -11,7 +11,7 @@ pub(crate) mod semaphore;
 #[cfg(not(loom))]
 pub(crate) mod word;
 
-pub(crate) use protocol::{Sleep, WakeWords};
+pub(crate) use protocol::{Sleep, WakeWords, DEFAULT_DIRECT_WAKES};
 
 /// A wait ended because its timeout expired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

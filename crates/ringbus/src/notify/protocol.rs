@@ -8,15 +8,16 @@
 //!
 //! **The relay (a wake cascade).** Waking all N sleepers with one `FUTEX_WAKE` is one call,
 //! but on a machine with few CPUs the N woken tasks preempt the publisher before its call
-//! returns, and queue for the CPUs all at once. So with more than [`PUBLISHER_WAKES`]
-//! sleepers the publisher's one call is `FUTEX_CMP_REQUEUE`: it wakes `PUBLISHER_WAKES`
-//! sleepers and moves all the others to sleep on the relay word; every woken subscriber,
-//! before it does anything else, wakes [`RELAY_FANOUT`] more from the relay word. The relay
-//! empties in O(log N) steps, the publisher's latency stops growing with N, and wake-ups
-//! are spread over time. Up to `PUBLISHER_WAKES` sleepers are woken by the publisher
-//! directly: a subscriber that must wait for another one's relay waits for a CPU twice,
-//! which cost 3–5 × eventfd's end-to-end latency with ten topics of 6–13 subscribers each
-//! and 1.2 × with one topic of 16 (see BENCHMARKS.md, "Who wakes whom"). Only
+//! returns, and queue for the CPUs all at once. So with more than `direct` sleepers (the
+//! publisher's [`DEFAULT_DIRECT_WAKES`], or its topic builder's `direct_wakes`) the
+//! publisher's one call is `FUTEX_CMP_REQUEUE`: it wakes `direct` sleepers and moves all
+//! the others to sleep on the relay word; every woken subscriber, before it does anything
+//! else, wakes [`RELAY_FANOUT`] more from the relay word. The relay empties in O(log N)
+//! steps, the publisher's latency stops growing with N, and wake-ups are spread over time.
+//! The price: a subscriber that waits for another one's relay waits for a CPU twice. With
+//! many topics published back to back (ten of 6–13 subscribers each), that made end-to-end
+//! latency 3–5 × eventfd's, against 1.1–1.5 × when the publisher wakes up to 16 itself — at
+//! 5–10 × the publish latency. Hence the setting (BENCHMARKS.md, "Who wakes whom"). Only
 //! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
 //! them is right; one woken spuriously re-checks and sleeps again. A *relay pending* flag
 //! is set when a publish moved sleepers to the relay and cleared by the step that finds
@@ -35,9 +36,10 @@
 use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
 use std::time::Duration;
 
-/// How many sleepers the publisher wakes itself; any more go onto the relay. The loom
-/// models use 1, so that two waiters already exercise the relay.
-pub(crate) const PUBLISHER_WAKES: u32 = if cfg!(loom) { 1 } else { 16 };
+/// How many sleepers a publisher wakes itself unless its topic builder says otherwise; any
+/// more go onto the relay. The loom models use 1, so that two waiters already exercise the
+/// relay.
+pub(crate) const DEFAULT_DIRECT_WAKES: u32 = if cfg!(loom) { 1 } else { 2 };
 
 /// How many sleepers each woken subscriber wakes from the relay (2 measured as good as 4 or
 /// more, and a chain of 1 clearly worse: BENCHMARKS.md).
@@ -66,8 +68,9 @@ pub(crate) enum Sleep {
 }
 
 impl WakeWords<'_> {
-    /// Publisher side, after the data is published. Returns whether it made the system call.
-    pub(crate) fn notify(&self) -> bool {
+    /// Publisher side, after the data is published: wakes up to `direct` sleepers itself,
+    /// the others through the relay. Returns whether it made the system call.
+    pub(crate) fn notify(&self, direct: u32) -> bool {
         // Release: a waiter that loads the bumped word (Acquire, in `sleep`) sees the data.
         let bumped = self.word.fetch_add(1, Ordering::Release).wrapping_add(1);
         // Pairs with the fence in `sleep`.
@@ -76,14 +79,14 @@ impl WakeWords<'_> {
         if sleepers == 0 {
             return false;
         }
-        let found = if sleepers <= PUBLISHER_WAKES {
+        let found = if sleepers <= direct {
             // Few enough to wake them all at once (a plain wake is the cheaper call).
             Some(futex::wake(self.word, u32::MAX))
         } else {
             // `None`: another publisher bumped the word since; its own call covers every
             // sleeper, and they will see our data too.
-            let moved = futex::requeue(self.word, PUBLISHER_WAKES, self.relay, bumped);
-            if moved.is_some_and(|m| m > PUBLISHER_WAKES) {
+            let moved = futex::requeue(self.word, direct, self.relay, bumped);
+            if moved.is_some_and(|m| m > direct) {
                 self.relay_pending.store(1, Ordering::Relaxed);
             }
             moved
@@ -193,7 +196,7 @@ mod loom_models {
             let t2 = t.clone();
             let waiter = loom::thread::spawn(move || wait_for_data(&t2, 0));
             t.data.store(1, Ordering::Release);
-            words(&t).notify();
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
             waiter.join().unwrap();
             assert_eq!(t.sleepers.load(Ordering::Relaxed), 0);
         });
@@ -215,7 +218,7 @@ mod loom_models {
                 })
                 .collect();
             t.data.store(1, Ordering::Release);
-            words(&t).notify();
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
             for w in waiters {
                 w.join().unwrap();
             }
@@ -246,7 +249,7 @@ mod loom_models {
                 assert_ne!(t2.data.load(Ordering::Acquire), 0, "woken (or not asleep) without the data");
             });
             t.data.store(1, Ordering::Release);
-            words(&t).notify();
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
             waiter.join().unwrap();
         });
     }
@@ -257,7 +260,7 @@ mod loom_models {
         loom::model(|| {
             let t = topic();
             t.data.store(1, Ordering::Release);
-            assert!(!words(&t).notify());
+            assert!(!words(&t).notify(DEFAULT_DIRECT_WAKES));
         });
     }
 }

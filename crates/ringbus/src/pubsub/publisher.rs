@@ -41,11 +41,17 @@ pub struct Publisher {
     spare: Option<ClaimedChunk>,
     next: u64,
     stats: PublisherStats,
+    /// Sleepers a publish wakes itself before handing the rest to the relay.
+    direct_wakes: u32,
     _node: Node,
 }
 
 impl Publisher {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Publisher, OpenError> {
+        let direct_wakes = builder.direct_wakes.unwrap_or(crate::notify::DEFAULT_DIRECT_WAKES);
+        if direct_wakes == 0 {
+            return Err(OpenError::InvalidConfig { field: "direct_wakes", value: 0, reason: "must be at least 1" });
+        }
         let node = builder.node.clone();
         let (topic, slot, (segment, incarnation)) =
             TopicHandle::join(&builder, Role::Publisher, |t, slot, _reclaimed| {
@@ -86,6 +92,7 @@ impl Publisher {
             spare: None,
             next: 0,
             stats: PublisherStats::default(),
+            direct_wakes,
             _node: node,
         })
     }
@@ -218,7 +225,7 @@ impl Publisher {
         // Release: pairs with the subscribers' Acquire load; a subscriber that sees the new
         // count sees the entry and every byte written into the chunk.
         self.segment.published().store(self.next, Ordering::Release);
-        let woke = self.topic.layout.wake_words(&self.topic.region).notify();
+        let woke = self.topic.layout.wake_words(&self.topic.region).notify(self.direct_wakes);
         self.stats.publishes += 1;
         let shared = self.topic.layout.publisher_slot(&self.topic.region, self.slot);
         shared.publishes.store(self.stats.publishes, Ordering::Relaxed);

@@ -136,6 +136,7 @@ pub struct TopicBuilder {
     pub(crate) settings: Settings,
     pub(crate) wake: Wake,
     pub(crate) keep_last: Option<u32>,
+    pub(crate) direct_wakes: Option<u32>,
 }
 
 macro_rules! setter {
@@ -156,6 +157,7 @@ impl TopicBuilder {
             settings: Settings::default(),
             wake: Wake::OnData,
             keep_last: None,
+            direct_wakes: None,
         }
     }
 
@@ -183,6 +185,17 @@ impl TopicBuilder {
     /// Subscribers only: whether `receive()` may sleep and be woken (default `OnData`).
     pub fn wake(mut self, wake: Wake) -> Self {
         self.wake = wake;
+        self
+    }
+
+    /// Publishers only: how many sleeping subscribers a publish wakes itself (default 2);
+    /// with more asleep, it wakes `k` and hands the rest to the wake relay, where each woken
+    /// subscriber wakes two more. Either way one system call. A small `k` keeps the publish
+    /// short whatever the number of sleepers; a larger one (say 16) gets the subscribers
+    /// running sooner when the CPUs are busy, e.g. many topics published back to back, at
+    /// the price of a longer publish (measured in BENCHMARKS.md, "Who wakes whom").
+    pub fn direct_wakes(mut self, k: u32) -> Self {
+        self.direct_wakes = Some(k);
         self
     }
 
