@@ -16,8 +16,8 @@
 //! steps, the publisher's latency stops growing with N, and wake-ups are spread over time.
 //! The price: a subscriber that waits for another one's relay waits for a CPU twice. With
 //! many topics published back to back (ten of 6–13 subscribers each), that made end-to-end
-//! latency 3–5 × eventfd's, against 1.1–1.5 × when the publisher wakes up to 16 itself — at
-//! 5–10 × the publish latency. Hence the setting (BENCHMARKS.md, "Who wakes whom"). Only
+//! latency 3–5 × eventfd's, against 1.0–1.5 × when the publisher wakes up to 16 itself — at
+//! 4–9 × the publish latency. Hence the setting (BENCHMARKS.md, "Who wakes whom"). Only
 //! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
 //! them is right; one woken spuriously re-checks and sleeps again. A *relay pending* flag
 //! is set when a publish moved sleepers to the relay and cleared by the step that finds
