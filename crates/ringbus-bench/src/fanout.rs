@@ -20,11 +20,12 @@ use crate::config::{FanoutConfig, Scenario};
 use crate::interrupt;
 use crate::results::ResultsFile;
 use crate::rundir::{RunDir, SHM};
+use crate::runs;
 use crate::stats::{self, PublishSamples, Row};
 use crate::transports::{self, Fanout, Skip};
 use crate::worker::{WorkerJob, WorkerSpec};
 use crate::workers::{Launch, Workers};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -101,9 +102,8 @@ fn run_pass(
         let index = repetition * n + step;
         progress.scenario(index, n * config.repeat as usize, s, config.warmup + config.count);
         let dir = run_dir.path().join(format!("s{index}"));
-        std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let tag = format!("{}-{index}", std::process::id());
-        match run_scenario(s, &dir, &tag, config, counter, progress) {
+        match runs::in_fresh_dir(&dir, |dir| run_scenario(s, dir, &tag, config, counter, progress)) {
             Ok(row) => rows.push((k, row)),
             Err(e) => match e.downcast::<Skip>() {
                 Ok(skip) => {
@@ -113,7 +113,6 @@ fn run_pass(
                 Err(e) => return Err(e.context(format!("scenario {s}"))),
             },
         }
-        std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
     }
     Ok(rows)
 }
@@ -122,7 +121,8 @@ fn run_pass(
 /// so that a pass starts with the scenario the previous one ended with (no light scenario
 /// right after the heaviest, 128 processes leaving 1 MiB rings behind, which slowed the
 /// first scenario of every pass several-fold), and each pair of transports runs in both
-/// orders.
+/// orders. (`runs::alternating`, which the other benches use, reverses only the variants
+/// within each group, so every pass would still start with the lightest group.)
 fn pass_order(n: usize, repetition: usize) -> impl Iterator<Item = usize> {
     (0..n).map(move |i| if repetition.is_multiple_of(2) { i } else { n - 1 - i })
 }

@@ -1,6 +1,7 @@
 //! What the benches made of separate runs (`tokens`, `polling`) share: the plan that
 //! alternates the order of the compared variants between repetitions, and the loop that
-//! measures each run in a fresh directory of the bench's run directory.
+//! measures each run in a fresh directory of the bench's run directory (`fanout` uses that
+//! directory helper too).
 
 use crate::interrupt;
 use crate::rundir::RunDir;
@@ -56,7 +57,7 @@ pub(crate) fn measure_all<R: Display, M>(
 }
 
 /// Runs `f` in `dir`, created (mode 0700) before and removed after, also when `f` fails.
-fn in_fresh_dir<T>(dir: &Path, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+pub(crate) fn in_fresh_dir<T>(dir: &Path, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
     std::fs::DirBuilder::new().mode(0o700).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let result = f(dir);
     let removed = std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()));

@@ -148,8 +148,15 @@ impl FanoutArgs {
         let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
         let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
         let repeat = self.repeat.unwrap_or(if self.quick { QUICK_REPEAT } else { 1 });
-        let direct_wakes = self.direct_wakes;
-        Ok(FanoutConfig { scenarios, rate_hz, count, warmup: self.warmup, repeat, direct_wakes, worker })
+        Ok(FanoutConfig {
+            scenarios,
+            rate_hz,
+            count,
+            warmup: self.warmup,
+            repeat,
+            direct_wakes: self.direct_wakes,
+            worker,
+        })
     }
 
     pub fn run(self) -> Result<()> {
