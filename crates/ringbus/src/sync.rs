@@ -4,8 +4,8 @@
 //! same code is model-checked by loom (see `loom_models` in `notify::protocol`,
 //! `pool::pin` and `ring::log`). Under loom the futex is modelled the way the kernel
 //! implements it: under one lock (the hash-bucket lock) a wait checks the word and queues
-//! itself, a wake marks up to n sleepers of that word woken, a requeue wakes n and moves the
-//! rest to another word. A lost wake-up therefore shows up as a loom deadlock.
+//! itself, a wake marks up to n sleepers of that word woken. A lost wake-up therefore shows
+//! up as a loom deadlock.
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
@@ -15,7 +15,7 @@ pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 /// Outcome of a futex wait, for the protocol code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FutexWait {
-    /// Woken by a wake or a requeue-and-wake (possibly spuriously): re-check.
+    /// Woken by a wake (possibly spuriously): re-check.
     Woken,
     /// Returned without being woken: the word already differed, or a signal: re-check.
     Returned,
@@ -41,12 +41,6 @@ pub(crate) mod futex {
     /// Wakes up to `n` sleepers on `word`; returns how many were woken.
     pub(crate) fn wake(word: &AtomicU32, n: u32) -> u32 {
         crate::sys::futex::wake(word, n).unwrap_or(0)
-    }
-
-    /// If `word == expected`: wakes `n` sleepers of `word`, moves the rest to `to`; returns
-    /// how many were woken or moved. `None` if the word had moved on.
-    pub(crate) fn requeue(word: &AtomicU32, n: u32, to: &AtomicU32, expected: u32) -> Option<u32> {
-        crate::sys::futex::requeue(word, n, to, expected).ok()
     }
 }
 
@@ -110,20 +104,5 @@ pub(crate) mod futex {
         let woken = wake_locked(&mut q, address(word), n);
         BUCKET.1.notify_all();
         woken
-    }
-
-    pub(crate) fn requeue(word: &AtomicU32, n: u32, to: &AtomicU32, expected: u32) -> Option<u32> {
-        let mut q = BUCKET.0.lock().unwrap();
-        if word.load(Ordering::SeqCst) != expected {
-            return None;
-        }
-        let (from, to) = (address(word), address(to));
-        let mut moved = wake_locked(&mut q, from, n);
-        for s in q.sleepers.iter_mut().filter(|s| s.word == from && !s.woken) {
-            s.word = to;
-            moved += 1;
-        }
-        BUCKET.1.notify_all();
-        Some(moved)
     }
 }

@@ -98,8 +98,8 @@ pub struct FanoutArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     warmup: u64,
 
-    /// ringbus publishers wake up to K sleeping subscribers themselves and hand any more to the
-    /// wake relay (TopicBuilder::direct_wakes) [default: the library's, 2]. Example: --direct-wakes 16
+    /// ringbus publishers wake up to K sleeping subscribers themselves; with more asleep, the
+    /// first of the K to run wakes the rest (TopicBuilder::direct_wakes) [default: the library's, 2]. Example: --direct-wakes 16
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1024))]
     direct_wakes: Option<u32>,
 

@@ -1,57 +1,59 @@
 //! The wake protocol between publishers and blocked subscribers of one topic.
 //!
 //! Three words per topic, on one cache line: the *wake word*, bumped by every publish, the
-//! *sleepers* count, and the *relay* word. A publisher bumps the word and makes a system
+//! *sleepers* count, and the *relay token*. A publisher bumps the word and makes a system
 //! call only if sleepers is non-zero — 0 system calls when nobody sleeps, exactly 1
 //! (whatever the number of sleepers) when someone does. Subscribers that only poll never
 //! touch these words and cost the publisher nothing.
 //!
-//! **The relay (a wake cascade).** Waking all N sleepers with one `FUTEX_WAKE` is one call,
-//! but on a machine with few CPUs the N woken tasks preempt the publisher before its call
-//! returns, and queue for the CPUs all at once. So with more than `direct` sleepers (the
-//! publisher's [`DEFAULT_DIRECT_WAKES`], or its topic builder's `direct_wakes`) the
-//! publisher's one call is `FUTEX_CMP_REQUEUE`: it wakes `direct` sleepers and moves all
-//! the others to sleep on the relay word; every woken subscriber, before it does anything
-//! else, wakes [`RELAY_FANOUT`] more from the relay word. The relay empties in O(log N)
-//! steps, the publisher's latency stops growing with N, and wake-ups are spread over time.
-//! The price: a subscriber that waits for another one's relay waits for a CPU twice. With
-//! many topics published back to back (ten of 6–13 subscribers each), that made end-to-end
-//! latency 3–5 × eventfd's, against 1.0–1.5 × when the publisher wakes up to 16 itself — at
-//! 4–9 × the publish latency. Hence the setting (BENCHMARKS.md, "Who wakes whom"). Only
-//! sleepers that were asleep at a publish are ever moved to the relay, so waking any of
-//! them is right; one woken spuriously re-checks and sleeps again. A *relay pending* flag
-//! is set when a publish moved sleepers to the relay and cleared by the step that finds
-//! it empty. If a relaying subscriber dies before its step, the rest of its subtree sleeps
-//! until some later wake-up passes through the relay, or until a publish finds nobody on
-//! the wake word while the flag is still set and wakes the relay itself (the only case of a
-//! second system call, after a crash), or until their timeouts.
+//! **The relay: the first one woken wakes the rest.** Waking all N sleepers with one
+//! `FUTEX_WAKE` is one call, but on a machine with few CPUs the N woken tasks preempt the
+//! publisher before its call returns, so its latency grows with N. So with more than
+//! `direct` sleepers (the publisher's [`DEFAULT_DIRECT_WAKES`], or its topic builder's
+//! `direct_wakes`) the publisher stores a *relay token* and wakes only `direct` of them;
+//! the first woken subscriber to take the token (one atomic swap) wakes every other sleeper
+//! of the word with one `FUTEX_WAKE`, before it takes its own sample. Every other subscriber
+//! finds no token and makes no call: one wake call per publish besides the publisher's,
+//! against one per woken subscriber for a tree of relays (the design until 2026-11-25,
+//! `FUTEX_CMP_REQUEUE` onto a relay word and two more wakes per woken subscriber, half of
+//! which found nobody). Measured in BENCHMARKS.md, "The first one woken wakes the rest".
+//!
+//! Why nobody is missed: each publish sets the token (a `swap`, Release) after its bump and
+//! before its call; whoever takes it (a `swap` to 0, Acquire: a subscriber woken by this
+//! publish or by an earlier one) synchronizes with every publish that set it since it was
+//! last taken — the swaps form one release sequence — and so calls `FUTEX_WAKE` after all of
+//! their bumps. A sleeper that slept on a value before a bump is still on the word then
+//! (nothing is moved), and one that checks the word after the bump does not sleep. A plain
+//! store would not do: a subscriber taking publisher B's token would synchronize with B
+//! only, and a third sleeper could still sleep on the value before A's bump after that
+//! wake, with A's own wake spent on someone else. (The loom model below has two waiters,
+//! which is not enough to show it: it passes with a store too.) A token
+//! whose publish found nobody asleep stays set; the next subscriber woken takes it, at
+//! worst for one wake call that finds nobody. If the subscriber that took the token dies
+//! before its call, the others sleep until the next publish (whose token someone takes) or
+//! their timeouts.
 //!
 //! The lost-wake-up race is the classic store→load (Dekker) pattern: the publisher stores
 //! data then loads sleepers; the waiter stores sleepers then loads data. Both sides put a
 //! `SeqCst` fence between their store and their load, so at least one of them sees the
 //! other: either the publisher sees the sleeper and wakes it, or the waiter sees the data
 //! (or the bumped wake word, which makes `FUTEX_WAIT` return at once). Model-checked by
-//! loom below, with a futex (wait, wake, requeue) modelled as the kernel implements it.
+//! loom below, with a futex (wait, wake) modelled as the kernel implements it.
 
 use crate::sync::{fence, futex, AtomicU32, FutexWait, Ordering};
 use std::time::Duration;
 
-/// How many sleepers a publisher wakes itself unless its topic builder says otherwise; any
-/// more go onto the relay. The loom models use 1, so that two waiters already exercise the
-/// relay.
+/// How many sleepers a publisher wakes itself unless its topic builder says otherwise; with
+/// more asleep, the first of them to take the relay token wakes the rest. The loom models
+/// use 1, so that two waiters already exercise the relay.
 pub(crate) const DEFAULT_DIRECT_WAKES: u32 = if cfg!(loom) { 1 } else { 2 };
-
-/// How many sleepers each woken subscriber wakes from the relay (2 measured as good as 4 or
-/// more, and a chain of 1 clearly worse: BENCHMARKS.md).
-pub(crate) const RELAY_FANOUT: u32 = if cfg!(loom) { 1 } else { 2 };
 
 /// The words of one topic.
 #[derive(Clone, Copy)]
 pub(crate) struct WakeWords<'a> {
     pub word: &'a AtomicU32,
     pub sleepers: &'a AtomicU32,
-    pub relay: &'a AtomicU32,
-    pub relay_pending: &'a AtomicU32,
+    pub relay_token: &'a AtomicU32,
 }
 
 /// How one [`WakeWords::sleep`] ended.
@@ -59,7 +61,7 @@ pub(crate) struct WakeWords<'a> {
 pub(crate) enum Sleep {
     /// The re-check after registering found data: no system call was made.
     DataReady,
-    /// Woken (by a publish or a relay): look again.
+    /// Woken (by a publish or by the subscriber that took the relay token): look again.
     Woken,
     /// The word had moved, or a signal: look again.
     Returned,
@@ -68,43 +70,38 @@ pub(crate) enum Sleep {
 }
 
 impl WakeWords<'_> {
-    /// Publisher side, after the data is published: wakes up to `direct` sleepers itself,
-    /// the others through the relay. Returns whether it made the system call.
+    /// Publisher side, after the data is published: wakes up to `direct` sleepers itself;
+    /// with more asleep, wakes `direct` and leaves a token for the first of them to wake
+    /// the rest. Returns whether it made the system call.
     pub(crate) fn notify(&self, direct: u32) -> bool {
         // Release: a waiter that loads the bumped word (Acquire, in `sleep`) sees the data.
-        let bumped = self.word.fetch_add(1, Ordering::Release).wrapping_add(1);
+        self.word.fetch_add(1, Ordering::Release);
         // Pairs with the fence in `sleep`.
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers == 0 {
             return false;
         }
-        let found = if sleepers <= direct {
-            // Few enough to wake them all at once (a plain wake is the cheaper call).
-            Some(futex::wake(self.word, u32::MAX))
-        } else {
-            // `None`: another publisher bumped the word since; its own call covers every
-            // sleeper, and they will see our data too.
-            let moved = futex::requeue(self.word, direct, self.relay, bumped);
-            if moved.is_some_and(|m| m > direct) {
-                self.relay_pending.store(1, Ordering::Relaxed);
-            }
-            moved
-        };
-        // Nobody asleep on the word although sleepers is non-zero: they are registering
-        // (they will see the bump) — or stranded on the relay by a relaying subscriber that
-        // died, which the pending flag tells. Only then a second call.
-        if found == Some(0) && self.relay_pending.load(Ordering::Relaxed) != 0 {
-            futex::wake(self.relay, RELAY_FANOUT);
+        if sleepers <= direct {
+            futex::wake(self.word, u32::MAX);
+            return true;
         }
+        // A read-modify-write, not a store: a subscriber that takes the token (Acquire)
+        // then synchronizes with every publish that set it before, not only the last one
+        // (they form one release sequence), so its wake comes after all of their bumps.
+        self.relay_token.swap(1, Ordering::Release);
+        futex::wake(self.word, direct);
         true
     }
 
-    /// Woken subscriber side: passes the wake-up on down the relay, if anyone sleeps.
+    /// Woken subscriber side: if a publish left the relay token, takes it and wakes every
+    /// other sleeper with one call. Everyone else returns at once, with no system call.
+    /// Any non-zero token counts as set: one scribbled by a bad peer costs at most one wake
+    /// call that finds nobody.
     pub(crate) fn relay(&self) {
-        let woken = if self.sleepers.load(Ordering::Relaxed) != 0 { futex::wake(self.relay, RELAY_FANOUT) } else { 0 };
-        if woken < RELAY_FANOUT {
-            self.relay_pending.store(0, Ordering::Relaxed);
+        // Acquire: pairs with the publishers' Release swaps, so our wake comes after their bumps.
+        if self.relay_token.load(Ordering::Relaxed) != 0 && self.relay_token.swap(0, Ordering::Acquire) != 0 {
+            futex::wake(self.word, u32::MAX);
         }
     }
 
@@ -159,8 +156,7 @@ mod loom_models {
     struct Topic {
         word: AtomicU32,
         sleepers: AtomicU32,
-        relay: AtomicU32,
-        relay_pending: AtomicU32,
+        relay_token: AtomicU32,
         data: AtomicU32,
         marks: [AtomicU32; 2],
     }
@@ -169,21 +165,25 @@ mod loom_models {
         Arc::new(Topic {
             word: AtomicU32::new(0),
             sleepers: AtomicU32::new(0),
-            relay: AtomicU32::new(0),
-            relay_pending: AtomicU32::new(0),
+            relay_token: AtomicU32::new(0),
             data: AtomicU32::new(0),
             marks: [AtomicU32::new(0), AtomicU32::new(0)],
         })
     }
 
     fn words(t: &Topic) -> WakeWords<'_> {
-        WakeWords { word: &t.word, sleepers: &t.sleepers, relay: &t.relay, relay_pending: &t.relay_pending }
+        WakeWords { word: &t.word, sleepers: &t.sleepers, relay_token: &t.relay_token }
     }
 
     fn wait_for_data(t: &Topic, who: usize) {
+        wait_for(t, who, 1);
+    }
+
+    /// Sleeps until `publishes` publishes have been made.
+    fn wait_for(t: &Topic, who: usize, publishes: u32) {
         let words = words(t);
-        while t.data.load(Ordering::Acquire) == 0 {
-            words.sleep(&t.marks[who], || t.data.load(Ordering::Acquire) != 0, None);
+        while t.data.load(Ordering::Acquire) < publishes {
+            words.sleep(&t.marks[who], || t.data.load(Ordering::Acquire) >= publishes, None);
         }
     }
 
@@ -202,9 +202,8 @@ mod loom_models {
         });
     }
 
-    /// With a fan-out of 1 the publisher wakes one waiter and moves the other to the relay
-    /// word; the woken one must pass the wake-up on (without that step loom reports the
-    /// deadlock).
+    /// With `direct` 1 the publisher wakes one waiter and leaves the token; the woken one
+    /// must wake the other (without that step loom reports the deadlock).
     #[test]
     fn two_waiters_are_both_woken_by_one_publish_through_the_relay() {
         let mut builder = loom::model::Builder::new();
@@ -219,6 +218,36 @@ mod loom_models {
                 .collect();
             t.data.store(1, Ordering::Release);
             words(&t).notify(DEFAULT_DIRECT_WAKES);
+            for w in waiters {
+                w.join().unwrap();
+            }
+        });
+    }
+
+    /// Two publishers at once, two waiters that need both publishes: whichever publish's
+    /// token a woken waiter takes, its wake comes after both bumps, so neither waiter is
+    /// left asleep. (With the token set by a plain store instead of a swap, loom finds the
+    /// interleaving that strands one.)
+    #[test]
+    fn two_publishes_at_once_are_both_seen_through_one_token() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(3);
+        builder.check(|| {
+            let t = topic();
+            let waiters: Vec<_> = (0..2)
+                .map(|who| {
+                    let t = t.clone();
+                    loom::thread::spawn(move || wait_for(&t, who, 2))
+                })
+                .collect();
+            let t2 = t.clone();
+            let other = loom::thread::spawn(move || {
+                t2.data.fetch_add(1, Ordering::Release);
+                words(&t2).notify(DEFAULT_DIRECT_WAKES);
+            });
+            t.data.fetch_add(1, Ordering::Release);
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
+            other.join().unwrap();
             for w in waiters {
                 w.join().unwrap();
             }

@@ -41,7 +41,7 @@ pub struct Publisher {
     spare: Option<ClaimedChunk>,
     next: u64,
     stats: PublisherStats,
-    /// Sleepers a publish wakes itself before handing the rest to the relay.
+    /// Sleepers a publish wakes itself; with more asleep, the first of them wakes the rest.
     direct_wakes: u32,
     _node: Node,
 }

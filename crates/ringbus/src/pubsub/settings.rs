@@ -189,8 +189,9 @@ impl TopicBuilder {
     }
 
     /// Publishers only: how many sleeping subscribers a publish wakes itself (default 2);
-    /// with more asleep, it wakes `k` and hands the rest to the wake relay, where each woken
-    /// subscriber wakes two more. Either way one system call. A small `k` keeps the publish
+    /// with more asleep, it wakes `k`, and the first of them to run wakes all the others
+    /// with one call of its own (the wake relay). Either way the publish makes one system
+    /// call. A small `k` keeps the publish
     /// short whatever the number of sleepers; a larger one (say 16) gets the subscribers
     /// running sooner when the CPUs are busy, e.g. many topics published back to back, at
     /// the price of a longer publish (measured in BENCHMARKS.md, "Who wakes whom").

@@ -78,7 +78,7 @@ impl SubscriberCore {
         t.layout.wake_words(&t.region).unregister(&t.layout.subscriber_slot(&t.region, self.slot).sleeping)
     }
 
-    /// After being woken: passes the wake-up on down the topic's relay.
+    /// After being woken: wakes the topic's other sleepers if a publish left the relay token.
     pub(crate) fn relay(&self) {
         self.topic.layout.wake_words(&self.topic.region).relay()
     }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!    0 TopicHeader (512 B): SegmentHeader, topic id, TopicConfig, payload type, name
-//!  512 wake word, sleepers count, relay word, relay-pending flag (one cache line, see below)
+//!  512 wake word, sleepers count, relay token (one cache line, see below; the rest unused)
 //!  576 PublisherSlot  × max_publishers   (128 B each: identity line, counters line)
 //!      SubscriberSlot × max_subscribers  (64 B each)
 //! ```
@@ -111,8 +111,7 @@ unsafe impl Shared for TopicHeader {}
 
 const WAKE_OFFSET: usize = 512;
 const SLEEPERS_OFFSET: usize = 516;
-const RELAY_OFFSET: usize = 520;
-const RELAY_PENDING_OFFSET: usize = 524;
+const RELAY_TOKEN_OFFSET: usize = 520;
 const SLOTS_OFFSET: usize = 576;
 const PUBLISHER_SLOT_BYTES: usize = 128;
 const SUBSCRIBER_SLOT_BYTES: usize = 64;
@@ -290,8 +289,7 @@ impl TopicLayout {
         WakeWords {
             word: region.get::<AtomicU32>(WAKE_OFFSET),
             sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
-            relay: region.get::<AtomicU32>(RELAY_OFFSET),
-            relay_pending: region.get::<AtomicU32>(RELAY_PENDING_OFFSET),
+            relay_token: region.get::<AtomicU32>(RELAY_TOKEN_OFFSET),
         }
     }
 

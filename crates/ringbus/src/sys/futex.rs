@@ -49,25 +49,6 @@ pub fn wake(word: &AtomicU32, n: u32) -> io::Result<u32> {
     }
 }
 
-/// `FUTEX_CMP_REQUEUE` between two shared words: if `*word == expected`, wakes up to `wake`
-/// sleepers on `word` and moves all the others to sleep on `to` instead. Returns how many
-/// were woken or moved; `Err(EAGAIN)` if `*word != expected`.
-pub fn requeue(word: &AtomicU32, wake: u32, to: &AtomicU32, expected: u32) -> io::Result<u32> {
-    let wake = wake.min(i32::MAX as u32) as libc::c_int;
-    // The kernel reads the requeue count from the timeout argument's slot.
-    let requeue_all = i32::MAX as usize;
-    // SAFETY: both words are valid, aligned 4-byte atomics in shared mappings; the kernel
-    // compares `word` with `expected` and only moves its waiters.
-    let ret = unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_CMP_REQUEUE, wake, requeue_all, to.as_ptr(), expected)
-    };
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(ret as u32)
-    }
-}
-
 /// `FUTEX2_SIZE_U32`: every ringbus word is 32 bits (and never `FUTEX2_PRIVATE`).
 pub const FUTEX2_SIZE_U32: u32 = 0x02;
 
