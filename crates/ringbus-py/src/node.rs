@@ -49,10 +49,12 @@ impl Node {
     /// Describes the topic `name` (`[A-Za-z0-9_-]` segments joined by `/`); call
     /// `.publisher()` or `.subscriber()` on the result. Unset settings accept the existing
     /// topic's; set ones must match it (else `Mismatch`). `wake` and `keep_last` concern
-    /// subscribers only.
+    /// subscribers only, `direct_wakes` publishers only (how many sleeping subscribers a
+    /// publish wakes itself before the first of them wakes the rest; default 2).
     #[pyo3(signature = (
         name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
         max_held = None, chunks = None, max_payload_bytes = None, keep_last = None, wake = Wake::OnData,
+        direct_wakes = None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn topic(
@@ -67,6 +69,7 @@ impl Node {
         max_payload_bytes: Option<u64>,
         keep_last: Option<u32>,
         wake: Wake,
+        direct_wakes: Option<u32>,
     ) -> Result<Topic> {
         let mut b = self.get()?.topic(name);
         let settings = [
@@ -77,6 +80,7 @@ impl Node {
             (max_held, ringbus::TopicBuilder::max_held),
             (chunks, ringbus::TopicBuilder::chunks),
             (keep_last, ringbus::TopicBuilder::keep_last),
+            (direct_wakes, ringbus::TopicBuilder::direct_wakes),
         ];
         for (value, set) in settings {
             if let Some(v) = value {

@@ -74,11 +74,29 @@ def test_publish_copy_takes_any_contiguous_buffer(node: ringbus.Node) -> None:
         pub.publish_copy("text is not a buffer")  # type: ignore[arg-type]
 
 
+def test_a_publisher_waking_one_sleeper_itself_still_reaches_all_of_them(node: ringbus.Node) -> None:
+    # direct_wakes=1 with three sleepers: the publish wakes one, which wakes the other two.
+    pub = node.topic("relay", direct_wakes=1).publisher()
+    subs = [node.topic("relay").subscriber() for _ in range(3)]
+    got: list = []
+    receivers = [threading.Thread(target=lambda s=s: got.append(s.receive(timeout=30.0).tobytes())) for s in subs]
+    for r in receivers:
+        r.start()
+    while pub.sleeping_subscribers() < 3:
+        time.sleep(0.001)
+    pub.publish_copy(b"all")
+    for r in receivers:
+        r.join(timeout=30.0)
+    assert got == [b"all"] * 3 and pub.stats()["wake_syscalls"] == 1
+
+
 def test_bad_arguments_raise_clear_exceptions(node: ringbus.Node) -> None:
     with pytest.raises(ringbus.InvalidArgument, match="invalid name"):
         node.topic("no spaces allowed").publisher()
     with pytest.raises(ringbus.InvalidArgument, match="depth"):
         node.topic("d", depth=3).publisher()
+    with pytest.raises(ringbus.InvalidArgument, match="direct_wakes"):
+        node.topic("d", direct_wakes=0).publisher()
     with pytest.raises(OverflowError):
         node.topic("d", depth=-1)
     with pytest.raises(TypeError):
