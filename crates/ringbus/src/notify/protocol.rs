@@ -10,7 +10,7 @@
 //! `FUTEX_WAKE` is one call, but on a machine with few CPUs the N woken tasks preempt the
 //! publisher before its call returns, so its latency grows with N. So with more than
 //! `direct` sleepers (the publisher's [`DEFAULT_DIRECT_WAKES`], or its topic builder's
-//! `direct_wakes`) the publisher stores a *relay token* and wakes only `direct` of them;
+//! `direct_wakes`) the publisher sets a *relay token* and wakes only `direct` of them;
 //! the first woken subscriber to take the token (one atomic swap) wakes every other sleeper
 //! of the word with one `FUTEX_WAKE`, before it takes its own sample. Every other subscriber
 //! finds no token and makes no call: one wake call per publish besides the publisher's,
