@@ -10,6 +10,8 @@
 //! c = counter.start(); t0 = monotonic_ns(); publish(topic, seq, t0); t1 = monotonic_ns();
 //! syscalls = counter.since(c)          // the counter's own reads are outside t0..t1
 //! ```
+//! The first topic's `t0` of a tick is the tick's start, from which the *tick e2e* is
+//! measured (with several topics, a message's own `t0` is later by the publishes before it).
 //! then the subscribers exit after the last message and their results file is read.
 //!
 //! With `repeat` > 1 the whole list of scenarios runs again, pass after pass, every other
@@ -195,10 +197,12 @@ fn publish_all(
         // Late (the previous tick overran): start the next period now rather than burst.
         next = (next + period).max(Instant::now());
         let warm = seq < config.warmup;
+        let mut tick_start = None;
         for topic in 0..s.topics {
             let all_asleep = fanout.asleep(topic).map(|n| n >= s.subs_of(topic));
             let start = counter.map(SyscallCounter::start).transpose()?;
             let t0 = monotonic_ns();
+            samples.add_tick_offset(t0 - *tick_start.get_or_insert(t0));
             fanout.publish(topic, seq, t0, warm)?;
             let t1 = monotonic_ns();
             let syscalls = match (counter, start) {

@@ -63,17 +63,21 @@ fn ratio(v: Option<f64>) -> String {
     v.filter(|v| v.is_finite()).map_or_else(|| "".into(), |v| format!("{v:.2}×"))
 }
 
-/// The results as a markdown table, one row per (transport, subs, topics, payload).
+/// The results as a markdown table, one row per (transport, subs, topics, payload). With
+/// several topics per tick, two more columns: e2e from the tick's start, and its ratio.
 pub fn markdown(rows: &[Row]) -> String {
+    let ticks = rows.iter().any(|r| r.topics > 1);
     let mut out = String::new();
     out.push_str(
         "| transport | subs | topics | payload | msgs | publish p50 µs | publish p99 µs | e2e p50 µs | e2e p99 µs \
          | last e2e p50 µs | last e2e p99 µs | syscalls/publish | syscalls max | lost \
-         | publish p50 / eventfd | e2e p50 / eventfd | publish p50 / idle floor |\n",
+         | publish p50 / eventfd | e2e p50 / eventfd | publish p50 / idle floor |",
     );
-    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    out.push_str(if ticks { " tick e2e p50 µs | tick e2e p50 / eventfd |\n" } else { "\n" });
+    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    out.push_str(if ticks { "--:|--:|\n" } else { "\n" });
     for r in rows {
-        let _ = writeln!(
+        let _ = write!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.transport,
@@ -94,6 +98,10 @@ pub fn markdown(rows: &[Row]) -> String {
             ratio(r.e2e_p50_vs_eventfd),
             ratio(r.publish_p50_vs_idle_floor),
         );
+        if ticks {
+            let _ = write!(out, " {} | {} |", num(r.tick_e2e_p50_us), ratio(r.tick_e2e_p50_vs_eventfd));
+        }
+        out.push('\n');
     }
     out
 }

@@ -1,7 +1,8 @@
 //! Turning raw measurements into one result row: percentiles (HdrHistogram, 3
 //! significant digits) of publish latency, end-to-end latency over every (message,
-//! subscriber) pair and over the last subscriber of each message, and exact system-call
-//! counts per publish; and summing up one scenario's repetitions (`combine`).
+//! subscriber) pair — from the message's own publish and from the start of its tick — and
+//! over the last subscriber of each message, and exact system-call counts per publish; and
+//! summing up one scenario's repetitions (`combine`).
 
 use crate::config::{Scenario, Transport};
 use crate::results::ResultsFile;
@@ -24,6 +25,11 @@ pub struct Row {
     pub e2e_p99_us: f64,
     pub last_e2e_p50_us: f64,
     pub last_e2e_p99_us: f64,
+    /// End-to-end from the start of the message's tick (the first topic's publish) instead
+    /// of from its own publish: the same as `e2e_*` with one topic; with several, it also
+    /// counts the time the publisher took over the topics before this one.
+    pub tick_e2e_p50_us: f64,
+    pub tick_e2e_p99_us: f64,
     /// Mean exact system calls per publish; `None` when the counter was unavailable.
     pub syscalls_per_publish: Option<f64>,
     pub syscalls_max: Option<u64>,
@@ -36,6 +42,8 @@ pub struct Row {
     pub publish_p50_vs_eventfd: Option<f64>,
     /// ringbus rows: e2e p50 divided by the eventfd row's of the same run.
     pub e2e_p50_vs_eventfd: Option<f64>,
+    /// ringbus rows: tick e2e p50 divided by the eventfd row's of the same run.
+    pub tick_e2e_p50_vs_eventfd: Option<f64>,
     /// ringbus and ringbus-polling rows: publish p50 divided by the idle-floor row's of the
     /// same run (how many times the cost of touching one cache line after the same idle).
     pub publish_p50_vs_idle_floor: Option<f64>,
@@ -93,6 +101,8 @@ pub(crate) fn combine(repetitions: &[Row]) -> Row {
     row.e2e_p99_us = each(|r| r.e2e_p99_us);
     row.last_e2e_p50_us = each(|r| r.last_e2e_p50_us);
     row.last_e2e_p99_us = each(|r| r.last_e2e_p99_us);
+    row.tick_e2e_p50_us = each(|r| r.tick_e2e_p50_us);
+    row.tick_e2e_p99_us = each(|r| r.tick_e2e_p99_us);
     row.syscalls_per_publish = optional(|r| r.syscalls_per_publish);
     row.syscalls_max = repetitions.iter().filter_map(|r| r.syscalls_max).max();
     row.messages = repetitions.iter().map(|r| r.messages).sum();
@@ -100,6 +110,7 @@ pub(crate) fn combine(repetitions: &[Row]) -> Row {
     row.publishes_not_all_asleep = repetitions.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
     row.publish_p50_vs_eventfd = optional(|r| r.publish_p50_vs_eventfd);
     row.e2e_p50_vs_eventfd = optional(|r| r.e2e_p50_vs_eventfd);
+    row.tick_e2e_p50_vs_eventfd = optional(|r| r.tick_e2e_p50_vs_eventfd);
     row.publish_p50_vs_idle_floor = optional(|r| r.publish_p50_vs_idle_floor);
     row.repetitions = repetitions.len() as u32;
     row
@@ -111,11 +122,29 @@ pub(crate) struct PublishSamples {
     latency: Histogram<u64>,
     syscalls: Option<(u64, u64, u64)>,
     not_all_asleep: Option<u64>,
+    /// Per message (tick-major, topic-minor, warm-up included): its publish's start minus
+    /// its tick's start.
+    tick_offsets_ns: Vec<u64>,
 }
 
 impl PublishSamples {
     pub(crate) fn new(counting: bool) -> PublishSamples {
-        PublishSamples { latency: histogram(), syscalls: counting.then_some((0, 0, 0)), not_all_asleep: None }
+        PublishSamples {
+            latency: histogram(),
+            syscalls: counting.then_some((0, 0, 0)),
+            not_all_asleep: None,
+            tick_offsets_ns: Vec::new(),
+        }
+    }
+
+    /// Every message, warm-up included, in publishing order: how long after its tick's
+    /// first publish it started.
+    pub(crate) fn add_tick_offset(&mut self, ns: u64) {
+        self.tick_offsets_ns.push(ns);
+    }
+
+    fn tick_offset(&self, topics: u32, topic: u32, seq: usize) -> u64 {
+        self.tick_offsets_ns.get(seq * topics as usize + topic as usize).copied().unwrap_or(0)
     }
 
     /// One publish: its duration, its system calls if counted, and whether every
@@ -143,7 +172,7 @@ pub(crate) fn row(
     publish: &PublishSamples,
     results: Option<&ResultsFile>,
 ) -> Row {
-    let (mut all, mut last) = (histogram(), histogram());
+    let (mut all, mut last, mut tick) = (histogram(), histogram(), histogram());
     let mut lost = 0;
     if let Some(results) = results {
         for topic in 0..s.topics {
@@ -154,6 +183,7 @@ pub(crate) fn row(
                     match results.latency(sub, seq) {
                         Some(ns) => {
                             all.saturating_record(ns);
+                            tick.saturating_record(ns + publish.tick_offset(s.topics, topic, seq));
                             slowest = slowest.max(Some(ns));
                         }
                         None => lost += 1,
@@ -179,12 +209,15 @@ pub(crate) fn row(
         e2e_p99_us: us(&all, 0.99),
         last_e2e_p50_us: us(&last, 0.5),
         last_e2e_p99_us: us(&last, 0.99),
+        tick_e2e_p50_us: us(&tick, 0.5),
+        tick_e2e_p99_us: us(&tick, 0.99),
         syscalls_per_publish: syscalls.map(|(sum, _, n)| sum as f64 / n as f64),
         syscalls_max: syscalls.map(|(_, max, _)| max),
         lost,
         publishes_not_all_asleep: publish.not_all_asleep,
         publish_p50_vs_eventfd: None,
         e2e_p50_vs_eventfd: None,
+        tick_e2e_p50_vs_eventfd: None,
         publish_p50_vs_idle_floor: None,
         repetitions: 1,
     }
@@ -193,25 +226,23 @@ pub(crate) fn row(
 /// Fills the ratio columns of every ringbus row from the eventfd row of the same
 /// (subs, topics, payload), and of ringbus and ringbus-polling rows from the idle floor's.
 pub fn fill_ratios(rows: &mut [Row]) {
-    let of = |t: Transport, rows: &[Row]| -> Vec<((u32, u32, u64), f64, f64)> {
-        rows.iter()
-            .filter(|r| r.transport == t)
-            .map(|r| ((r.subs, r.topics, r.payload_bytes), r.publish_p50_us, r.e2e_p50_us))
-            .collect()
+    let of = |t: Transport, rows: &[Row]| -> Vec<((u32, u32, u64), Row)> {
+        rows.iter().filter(|r| r.transport == t).map(|r| ((r.subs, r.topics, r.payload_bytes), r.clone())).collect()
     };
     let (eventfd, floor) = (of(Transport::Eventfd, rows), of(Transport::IdleFloor, rows));
-    let find = |baselines: &[((u32, u32, u64), f64, f64)], r: &Row| {
-        baselines.iter().find(|b| b.0 == (r.subs, r.topics, r.payload_bytes)).map(|b| (b.1, b.2))
+    let find = |baselines: &[((u32, u32, u64), Row)], r: &Row| {
+        baselines.iter().find(|b| b.0 == (r.subs, r.topics, r.payload_bytes)).map(|b| b.1.clone())
     };
     for r in rows.iter_mut() {
         if r.transport == Transport::Ringbus {
-            if let Some((publish, e2e)) = find(&eventfd, r) {
-                r.publish_p50_vs_eventfd = Some(r.publish_p50_us / publish);
-                r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / e2e);
+            if let Some(e) = find(&eventfd, r) {
+                r.publish_p50_vs_eventfd = Some(r.publish_p50_us / e.publish_p50_us);
+                r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / e.e2e_p50_us);
+                r.tick_e2e_p50_vs_eventfd = Some(r.tick_e2e_p50_us / e.tick_e2e_p50_us);
             }
         }
         if matches!(r.transport, Transport::Ringbus | Transport::RingbusPolling) {
-            r.publish_p50_vs_idle_floor = find(&floor, r).map(|(publish, _)| r.publish_p50_us / publish);
+            r.publish_p50_vs_idle_floor = find(&floor, r).map(|f| r.publish_p50_us / f.publish_p50_us);
         }
     }
 }
@@ -234,12 +265,15 @@ mod tests {
             e2e_p99_us: 2.0 * e2e_p50_us,
             last_e2e_p50_us: e2e_p50_us,
             last_e2e_p99_us: e2e_p50_us,
+            tick_e2e_p50_us: e2e_p50_us,
+            tick_e2e_p99_us: e2e_p50_us,
             syscalls_per_publish: Some(1.0),
             syscalls_max: Some(1),
             lost,
             publishes_not_all_asleep: Some(lost),
             publish_p50_vs_eventfd: None,
             e2e_p50_vs_eventfd: None,
+            tick_e2e_p50_vs_eventfd: None,
             publish_p50_vs_idle_floor: None,
             repetitions: 1,
         }
@@ -284,6 +318,31 @@ mod tests {
         assert_eq!(rows[0].publish_p50_vs_idle_floor, Some(5.0), "10 µs ÷ the floor at 16 subscribers");
         assert_eq!(rows[0].publish_p50_vs_eventfd, None, "only ringbus rows are compared with eventfd");
         assert_eq!(rows[1].publish_p50_vs_idle_floor, None);
+    }
+
+    #[test]
+    fn a_tick_e2e_adds_how_late_in_its_tick_each_topic_was_published() {
+        let scratch = tempfile::tempdir().unwrap();
+        let results = ResultsFile::create(&scratch.path().join("results"), 2, 3).unwrap();
+        // Subscriber 0 listens to topic 0, subscriber 1 to topic 1, 100 ns and 10 µs after
+        // their own message's publish; topic 1 was published 1, 2, then 4 µs into its tick.
+        for seq in 0..3 {
+            results.record(0, seq, 100).unwrap();
+            results.record(1, seq, 10_000).unwrap();
+        }
+        let mut publish = PublishSamples::new(false);
+        for offset in [0, 1_000, 0, 2_000, 0, 4_000] {
+            publish.add(1_000, None, None);
+            publish.add_tick_offset(offset);
+        }
+        let s = Scenario { transport: Transport::Ringbus, subs: 2, topics: 2, payload_bytes: 64 };
+        let r = row(&s, 100.0, 0, 3, &publish, Some(&results));
+        // Tick e2e: 0.1, 0.1, 0.1, 11, 12, 14 µs (taking topic 1's offsets in another order
+        // would put 1.1 µs at the median); own e2e: three at 0.1 and three at 10 µs. (The
+        // histogram keeps 3 significant digits: 14 µs reads back as 14.007.)
+        let near = |us: f64, want: f64| (us - want).abs() <= want * 1e-3;
+        assert!(near(r.tick_e2e_p50_us, 0.1) && near(r.tick_e2e_p99_us, 14.0), "{r:?}");
+        assert!(near(r.e2e_p50_us, 0.1) && near(r.e2e_p99_us, 10.0), "{r:?}");
     }
 
     #[test]

@@ -60,6 +60,8 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         {
             assert!(r[key].as_f64().is_some_and(|v| v > 0.0), "{key} of {r}");
         }
+        // One topic: a tick's start is the message's own publish.
+        assert_eq!(r["tick_e2e_p50_us"], r["e2e_p50_us"], "{r}");
     }
     let ringbus = row(&rows, "ringbus");
     assert!(ringbus["publish_p50_vs_eventfd"].as_f64().is_some(), "ratio column filled: {ringbus}");
@@ -90,6 +92,47 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
     let eventfd = row(&rows, "eventfd");
     assert_eq!(eventfd["syscalls_per_publish"], 2.0, "{eventfd}");
     assert_eq!(eventfd["syscalls_max"], 2, "{eventfd}");
+}
+
+#[test]
+fn with_several_topics_a_tick_e2e_counts_from_the_first_publish_of_the_tick() {
+    let scratch = tempfile::tempdir().unwrap();
+    let json: PathBuf = scratch.path().join("fanout.json");
+    let args = [
+        "bench",
+        "fanout",
+        "--subs",
+        "3",
+        "--topics",
+        "3",
+        "--count",
+        "10",
+        "--rate",
+        "100",
+        "--size",
+        "64",
+        "--transports",
+        "ringbus,eventfd",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let run = ringbus(&args, None, &scratch, WATCHDOG);
+    assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
+    assert!(run.stdout.contains("tick e2e p50 µs"), "the tick columns appear with several topics:\n{}", run.stdout);
+    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for r in &rows {
+        assert_eq!((r["topics"].as_u64(), r["lost"].as_u64()), (Some(3), Some(0)), "{r}");
+        // Topics 1 and 2 start later than the tick, never earlier: every tick e2e is at
+        // least the same message's own e2e, so its percentiles are too.
+        for q in ["p50", "p99"] {
+            let (own, tick) =
+                (r[format!("e2e_{q}_us")].as_f64().unwrap(), r[format!("tick_e2e_{q}_us")].as_f64().unwrap());
+            assert!(tick >= own, "tick e2e {q} {tick} < own {own}: {r}");
+        }
+    }
+    let ringbus = row(&rows, "ringbus");
+    assert!(ringbus["tick_e2e_p50_vs_eventfd"].as_f64().is_some_and(|v| v > 0.0), "{ringbus}");
+    assert!(row(&rows, "eventfd")["tick_e2e_p50_vs_eventfd"].is_null());
 }
 
 #[test]

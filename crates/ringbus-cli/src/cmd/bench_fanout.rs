@@ -41,7 +41,10 @@ where ringbus and eventfd ran seconds apart: on a shared machine that is what ke
 stretch from landing on one side only.
 
 Topics: with --topics T, every tick publishes one message on each of the T topics, and
-subscriber i listens to topic i % T (so with T > N some topics have no subscriber).";
+subscriber i listens to topic i % T (so with T > N some topics have no subscriber). Topic t's
+e2e starts at its own t0, after the publishes of topics 0..t, so a slow publisher makes its
+later topics' e2e look short; the table then adds \"tick e2e\", measured from the first
+topic's t0 of the same tick (JSON tick_e2e_p50_us, tick_e2e_p99_us, tick_e2e_p50_vs_eventfd).";
 
 const AFTER_HELP: &str = "\
 Examples:
