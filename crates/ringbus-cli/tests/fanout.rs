@@ -17,33 +17,25 @@ fn row<'a>(rows: &'a [Value], transport: &str) -> &'a Value {
     found[0]
 }
 
-#[test]
-fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
+/// Runs `ringbus bench fanout` at 100 Hz, 10 messages of 64 bytes, with `options`; checks
+/// it succeeded and returns its output and the rows of its JSON.
+fn tiny_fanout(options: &[&str]) -> (Run, Vec<Value>) {
     let scratch = tempfile::tempdir().unwrap();
     let json: PathBuf = scratch.path().join("fanout.json");
-    let args = [
-        "bench",
-        "fanout",
-        "--subs",
-        "2",
-        "--count",
-        "10",
-        "--repeat",
-        "2",
-        "--rate",
-        "100",
-        "--size",
-        "64",
-        "--transports",
-        "ringbus,ringbus-polling,eventfd,idle-floor",
-        "--json",
-        json.to_str().unwrap(),
-    ];
+    let mut args = vec!["bench", "fanout", "--count", "10", "--rate", "100", "--size", "64"];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--json", json.to_str().unwrap()]);
     let run = ringbus(&args, None, &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
-    assert!(run.stdout.contains("| ringbus | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
+    let rows = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (run, rows)
+}
 
-    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+#[test]
+fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
+    let transports = "ringbus,ringbus-polling,eventfd,idle-floor";
+    let (run, rows) = tiny_fanout(&["--subs", "2", "--repeat", "2", "--transports", transports]);
+    assert!(run.stdout.contains("| ringbus | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
     assert_eq!(rows.len(), 4, "{rows:#?}");
     let floor = row(&rows, "idle-floor");
     assert!(floor["publish_p50_us"].as_f64().is_some_and(|v| v > 0.0), "{floor}");
@@ -96,30 +88,8 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
 
 #[test]
 fn with_several_topics_a_tick_e2e_counts_from_the_first_publish_of_the_tick() {
-    let scratch = tempfile::tempdir().unwrap();
-    let json: PathBuf = scratch.path().join("fanout.json");
-    let args = [
-        "bench",
-        "fanout",
-        "--subs",
-        "3",
-        "--topics",
-        "3",
-        "--count",
-        "10",
-        "--rate",
-        "100",
-        "--size",
-        "64",
-        "--transports",
-        "ringbus,eventfd",
-        "--json",
-        json.to_str().unwrap(),
-    ];
-    let run = ringbus(&args, None, &scratch, WATCHDOG);
-    assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
+    let (run, rows) = tiny_fanout(&["--subs", "3", "--topics", "3", "--transports", "ringbus,eventfd"]);
     assert!(run.stdout.contains("tick e2e p50 µs"), "the tick columns appear with several topics:\n{}", run.stdout);
-    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     for r in &rows {
         assert_eq!((r["topics"].as_u64(), r["lost"].as_u64()), (Some(3), Some(0)), "{r}");
         // Topics 1 and 2 start later than the tick, never earlier: every tick e2e is at
