@@ -72,15 +72,6 @@ pub(crate) mod futex {
         word as *const AtomicU32 as usize
     }
 
-    fn wake_locked(q: &mut Queue, word: usize, n: u32) -> u32 {
-        let mut woken = 0;
-        for s in q.sleepers.iter_mut().filter(|s| s.word == word && !s.woken).take(n as usize) {
-            s.woken = true;
-            woken += 1;
-        }
-        woken
-    }
-
     pub(crate) fn wait(word: &AtomicU32, expected: u32, _timeout: Option<Duration>) -> FutexWait {
         let mut q = BUCKET.0.lock().unwrap();
         if word.load(Ordering::SeqCst) != expected {
@@ -101,7 +92,12 @@ pub(crate) mod futex {
 
     pub(crate) fn wake(word: &AtomicU32, n: u32) -> u32 {
         let mut q = BUCKET.0.lock().unwrap();
-        let woken = wake_locked(&mut q, address(word), n);
+        let word = address(word);
+        let mut woken = 0;
+        for s in q.sleepers.iter_mut().filter(|s| s.word == word && !s.woken).take(n as usize) {
+            s.woken = true;
+            woken += 1;
+        }
         BUCKET.1.notify_all();
         woken
     }

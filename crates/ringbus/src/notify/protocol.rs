@@ -175,10 +175,6 @@ mod loom_models {
         WakeWords { word: &t.word, sleepers: &t.sleepers, relay_token: &t.relay_token }
     }
 
-    fn wait_for_data(t: &Topic, who: usize) {
-        wait_for(t, who, 1);
-    }
-
     /// Sleeps until `publishes` publishes have been made.
     fn wait_for(t: &Topic, who: usize, publishes: u32) {
         let words = words(t);
@@ -194,7 +190,7 @@ mod loom_models {
         loom::model(|| {
             let t = topic();
             let t2 = t.clone();
-            let waiter = loom::thread::spawn(move || wait_for_data(&t2, 0));
+            let waiter = loom::thread::spawn(move || wait_for(&t2, 0, 1));
             t.data.store(1, Ordering::Release);
             words(&t).notify(DEFAULT_DIRECT_WAKES);
             waiter.join().unwrap();
