@@ -226,13 +226,12 @@ pub(crate) fn row(
 /// Fills the ratio columns of every ringbus row from the eventfd row of the same
 /// (subs, topics, payload), and of ringbus and ringbus-polling rows from the idle floor's.
 pub fn fill_ratios(rows: &mut [Row]) {
-    let of = |t: Transport, rows: &[Row]| -> Vec<((u32, u32, u64), Row)> {
-        rows.iter().filter(|r| r.transport == t).map(|r| ((r.subs, r.topics, r.payload_bytes), r.clone())).collect()
-    };
+    let of = |t: Transport, rows: &[Row]| -> Vec<Row> { rows.iter().filter(|r| r.transport == t).cloned().collect() };
     let (eventfd, floor) = (of(Transport::Eventfd, rows), of(Transport::IdleFloor, rows));
-    let find = |baselines: &[((u32, u32, u64), Row)], r: &Row| {
-        baselines.iter().find(|b| b.0 == (r.subs, r.topics, r.payload_bytes)).map(|b| b.1.clone())
-    };
+    /// The baseline row measured at the same (subs, topics, payload) as `r`.
+    fn find<'b>(baselines: &'b [Row], r: &Row) -> Option<&'b Row> {
+        baselines.iter().find(|b| (b.subs, b.topics, b.payload_bytes) == (r.subs, r.topics, r.payload_bytes))
+    }
     for r in rows.iter_mut() {
         if r.transport == Transport::Ringbus {
             if let Some(e) = find(&eventfd, r) {
