@@ -217,6 +217,12 @@ impl Subscriber {
         self.core.drained(word);
     }
 
+    /// Whether everything publisher `slot` has published so far is behind us.
+    fn caught_up(&self, slot: usize) -> bool {
+        let cursor = &self.cursors[slot];
+        cursor.view.as_ref().is_some_and(|v| v.published() == cursor.next)
+    }
+
     fn publish_counters(&self) {
         let shared = self.core.topic.layout.subscriber_slot(&self.core.topic.region, self.core.slot);
         shared.taken.store(self.taken, Ordering::Relaxed);
@@ -235,6 +241,12 @@ impl Subscriber {
             if !matches!(result, Ok(None)) {
                 if advance {
                     self.round_robin = (slot + 1) % n;
+                    // The other publishers had nothing in this look; if this one has
+                    // nothing after the message taken, the look drained the topic, and
+                    // the next `receive` can go to sleep without looking again.
+                    if k == n - 1 && matches!(result, Ok(Some(_))) && self.caught_up(slot) {
+                        self.drained(word);
+                    }
                 }
                 break;
             }
@@ -310,8 +322,12 @@ impl Subscriber {
         }
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
-            if let Some(sample) = self.take()? {
-                return Ok(sample);
+            // After a look that drained the topic, the wake word tells whether anything
+            // was published since: one load instead of a look at every publisher.
+            if self.core.sleep_value().is_none() {
+                if let Some(sample) = self.take()? {
+                    return Ok(sample);
+                }
             }
             let remaining = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if remaining == Some(Duration::ZERO) {
@@ -319,7 +335,8 @@ impl Subscriber {
             }
             let t = &self.core.topic;
             let mark = &t.layout.subscriber_slot(&t.region, self.core.slot).sleeping;
-            if t.layout.wake_words(&t.region).sleep(mark, || self.has_data(), remaining) == Sleep::TimedOut {
+            let published_since = || self.core.sleep_value().is_none();
+            if t.layout.wake_words(&t.region).sleep(mark, published_since, remaining) == Sleep::TimedOut {
                 return self.take()?.ok_or(ReceiveError::Timeout);
             }
         }
