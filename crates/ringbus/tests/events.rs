@@ -234,6 +234,32 @@ fn latch_set_by_another_process_wakes_a_wait_set_also_watching_a_word_and_an_int
 }
 
 #[test]
+fn taking_the_last_message_leaves_a_wait_set_nothing_to_report() {
+    let root = TestRoot::new();
+    let node = root.node("ws-last");
+    let mut sub = node.topic("last").max_publishers(3).subscriber().unwrap();
+    let mut publishers: Vec<_> = (0..3).map(|_| node.topic("last").publisher().unwrap()).collect();
+    let set = WaitSet::new().unwrap();
+    let key = set.attach_subscriber(&sub).unwrap().keep();
+    let data_now = |set: &WaitSet| set.wait(Some(Duration::ZERO)).unwrap().iter().any(|e| e.key == key);
+    // Every order in which the take that empties the topic meets the publishers: the
+    // round-robin start moves with each take.
+    for round in 0u64..6 {
+        let senders = 1 + round as usize % 3;
+        for (i, p) in publishers.iter_mut().take(senders).enumerate() {
+            p.publish_copy(&(round * 10 + i as u64).to_le_bytes()).unwrap();
+        }
+        for left in (0..senders).rev() {
+            assert!(data_now(&set), "round {round}: {} message(s) unread but no event", left + 1);
+            assert!(sub.take().unwrap().is_some(), "round {round}: the event had no message");
+        }
+        assert!(!data_now(&set), "round {round}: an event after the last message was taken");
+        assert!(sub.take().unwrap().is_none());
+    }
+    assert_eq!((sub.taken(), sub.lost()), (12, 0));
+}
+
+#[test]
 fn a_wait_set_reports_every_message_of_a_subscriber_exactly_once() {
     let root = TestRoot::new();
     let node = root.node("ws-sub");

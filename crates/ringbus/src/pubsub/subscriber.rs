@@ -217,10 +217,12 @@ impl Subscriber {
         self.core.drained(word);
     }
 
-    /// Whether everything publisher `slot` has published so far is behind us.
+    /// Whether everything publisher `slot` has published so far is behind us (a slot with
+    /// no publisher attached by the last `refresh` has nothing: whatever it publishes
+    /// later bumps the wake word).
     fn caught_up(&self, slot: usize) -> bool {
         let cursor = &self.cursors[slot];
-        cursor.view.as_ref().is_some_and(|v| v.published() == cursor.next)
+        cursor.view.as_ref().is_none_or(|v| v.published() <= cursor.next)
     }
 
     fn publish_counters(&self) {
@@ -233,18 +235,19 @@ impl Subscriber {
     fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
         let word = self.core.wake_word_now();
         self.refresh(false)?;
-        let n = self.cursors.len();
+        let (n, first) = (self.cursors.len(), self.round_robin);
         let mut result = Ok(None);
         for k in 0..n {
-            let slot = (self.round_robin + k) % n;
+            let slot = (first + k) % n;
             result = self.read_from(slot, advance);
             if !matches!(result, Ok(None)) {
                 if advance {
                     self.round_robin = (slot + 1) % n;
-                    // The other publishers had nothing in this look; if this one has
-                    // nothing after the message taken, the look drained the topic, and
-                    // the next `receive` can go to sleep without looking again.
-                    if k == n - 1 && matches!(result, Ok(Some(_))) && self.caught_up(slot) {
+                    // The publishers looked at before this one had nothing; if this one
+                    // and those not looked at have nothing either after the message
+                    // taken, the look drained the topic: the next `receive` (or wait
+                    // set) sleeps without looking again.
+                    if matches!(result, Ok(Some(_))) && (k..n).all(|j| self.caught_up((first + j) % n)) {
                         self.drained(word);
                     }
                 }
