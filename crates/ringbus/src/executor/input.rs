@@ -115,9 +115,9 @@ impl Input {
 }
 
 impl State {
-    /// Callback style: moves everything the subscriber has into the queue (until `take`
-    /// says there is nothing, which is what lets the wait set sleep again). When the held
-    /// limit is reached the oldest queued sample makes room.
+    /// Callback style: moves everything the subscriber has into the queue, until a take
+    /// empties the topic or finds nothing (either lets the wait set sleep again). When the
+    /// held limit is reached the oldest queued sample makes room.
     fn fill(&mut self) -> Result<u64, TakeError> {
         let Feed::Callback { queue, overflow } = &mut self.feed else {
             return Ok(0);
@@ -128,6 +128,9 @@ impl State {
                 Ok(Some(sample)) => {
                     queue.push_back(sample);
                     queued += 1;
+                    if self.subscriber.nothing_new() {
+                        return Ok(queued);
+                    }
                 }
                 Ok(None) => return Ok(queued),
                 Err(TakeError::HeldLimit { .. }) if !queue.is_empty() => {

@@ -217,6 +217,12 @@ impl Subscriber {
         self.core.drained(word);
     }
 
+    /// Whether the last look emptied the topic and nothing was published since: one load
+    /// of the wake word, no look at the publishers.
+    pub(crate) fn nothing_new(&self) -> bool {
+        self.core.sleep_value().is_some()
+    }
+
     /// Whether everything publisher `slot` has published so far is behind us (a slot with
     /// no publisher attached by the last `refresh` has nothing: whatever it publishes
     /// later bumps the wake word).
@@ -327,7 +333,7 @@ impl Subscriber {
         loop {
             // After a look that drained the topic, the wake word tells whether anything
             // was published since: one load instead of a look at every publisher.
-            if self.core.sleep_value().is_none() {
+            if !self.nothing_new() {
                 if let Some(sample) = self.take()? {
                     return Ok(sample);
                 }
@@ -338,8 +344,7 @@ impl Subscriber {
             }
             let t = &self.core.topic;
             let mark = &t.layout.subscriber_slot(&t.region, self.core.slot).sleeping;
-            let published_since = || self.core.sleep_value().is_none();
-            if t.layout.wake_words(&t.region).sleep(mark, published_since, remaining) == Sleep::TimedOut {
+            if t.layout.wake_words(&t.region).sleep(mark, || !self.nothing_new(), remaining) == Sleep::TimedOut {
                 return self.take()?.ok_or(ReceiveError::Timeout);
             }
         }
