@@ -1,0 +1,398 @@
+/* ringbus C API: zero-copy publish/subscribe between processes on one Linux machine.
+ *
+ * Generated from crates/ringbus-c/src by cbindgen; do not edit. A test
+ * (crates/ringbus-c/tests/c_api.rs) fails when this file is out of date;
+ * RINGBUS_BLESS=1 cargo test -p ringbus-c rewrites it.
+ *
+ * Conventions: every function that can fail returns an rb_status; on failure
+ * rb_last_error() describes what went wrong and what to do, for the calling
+ * thread. Handles are opaque; one handle must not be used by two threads at
+ * once. Build and link: see crates/ringbus-c/README.md. */
+
+#ifndef RINGBUS_H
+#define RINGBUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/**
+ * What a call returned. `RB_OK` and the positive values are outcomes; the negative ones are
+ * failures, described by `rb_last_error`.
+ */
+enum rb_status
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : int32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Done.
+   */
+  RB_OK = 0,
+  /**
+   * `rb_subscriber_take`: nothing new.
+   */
+  RB_EMPTY = 1,
+  /**
+   * `rb_subscriber_receive`: nothing arrived within the timeout.
+   */
+  RB_TIMEOUT = 2,
+  /**
+   * A NULL pointer, a string that is not UTF-8, or a call out of order (a second loan, a
+   * publish without a loan, a publish longer than its loan).
+   */
+  RB_ERR_INVALID_ARGUMENT = -1,
+  /**
+   * A system call failed (the message names it and the path).
+   */
+  RB_ERR_IO = -2,
+  /**
+   * The root directory is missing, not ours, or has the wrong mode.
+   */
+  RB_ERR_ROOT_UNUSABLE = -3,
+  /**
+   * The shared-memory filesystem is full.
+   */
+  RB_ERR_NO_SPACE = -4,
+  /**
+   * The topic or node name is not allowed.
+   */
+  RB_ERR_INVALID_NAME = -5,
+  /**
+   * A topic option is out of its range.
+   */
+  RB_ERR_INVALID_CONFIG = -6,
+  /**
+   * The topic exists with a different configuration or payload type.
+   */
+  RB_ERR_MISMATCH = -7,
+  /**
+   * A file in the root is not a ringbus segment, or is truncated.
+   */
+  RB_ERR_FOREIGN = -8,
+  /**
+   * A segment was made by an incompatible version of ringbus.
+   */
+  RB_ERR_VERSION_MISMATCH = -9,
+  /**
+   * Shared memory holds a value out of range (a bad or crashed peer).
+   */
+  RB_ERR_CORRUPTED = -10,
+  /**
+   * The topic already has its maximum number of publishers or subscribers.
+   */
+  RB_ERR_TOO_MANY = -11,
+  /**
+   * A loan larger than the topic's `max_payload_bytes`.
+   */
+  RB_ERR_TOO_LARGE = -12,
+  /**
+   * Every chunk of the publisher is held by subscribers or loaned.
+   */
+  RB_ERR_POOL_EXHAUSTED = -13,
+  /**
+   * The subscriber already holds `max_held` samples: release one first.
+   */
+  RB_ERR_HELD_LIMIT = -14,
+  /**
+   * `rb_subscriber_receive` on a subscriber opened with `RB_WAKE_NEVER`.
+   */
+  RB_ERR_POLLING_ONLY = -15,
+  /**
+   * A bug in ringbus; the message says where.
+   */
+  RB_ERR_PANIC = -99,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_status rb_status;
+#else
+typedef int32_t rb_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a subscriber learns of new messages (`rb_topic_options::wake`).
+ */
+enum rb_wake
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Sleeps in `rb_subscriber_receive` and is woken by publishers (the default).
+   */
+  RB_WAKE_ON_DATA = 0,
+  /**
+   * Never woken: only `rb_subscriber_take`; publishers make no system call for it.
+   */
+  RB_WAKE_NEVER = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_wake rb_wake;
+#else
+typedef uint32_t rb_wake;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * A participant: opens topics. Publishers and subscribers keep what they need of it, so
+ * it may be closed before them.
+ */
+typedef struct rb_node rb_node;
+
+/**
+ * A publisher on one topic, with at most one loan outstanding.
+ */
+typedef struct rb_publisher rb_publisher;
+
+/**
+ * A message held in place in shared memory until `rb_sample_release`; it counts against
+ * the topic's `max_held` and keeps its chunk from being reused meanwhile.
+ */
+typedef struct rb_sample rb_sample;
+
+/**
+ * A subscriber on one topic.
+ */
+typedef struct rb_subscriber rb_subscriber;
+
+/**
+ * A topic's settings. Zero-initialize it (`rb_topic_options o = {0};`) and set what you
+ * need: every field left 0 means "the default for a new topic, whatever the topic already
+ * has for an existing one". A set field that differs from an existing topic's makes the
+ * open fail with `RB_ERR_MISMATCH`. Ranges and defaults are those of the Rust
+ * `TopicBuilder` (see the README): max_publishers 1..=64 (4), max_subscribers 1..=1024
+ * (16), depth a power of two up to 65536 (16), history ≤ depth (0), max_held 1..=256 (4),
+ * max_payload_bytes up to 1 GiB (4096).
+ */
+typedef struct {
+  uint32_t max_publishers;
+  uint32_t max_subscribers;
+  /**
+   * Log entries per publisher (a power of two).
+   */
+  uint32_t depth;
+  /**
+   * Past messages a subscriber that joins late receives.
+   */
+  uint32_t history;
+  /**
+   * Samples one subscriber may hold at once.
+   */
+  uint32_t max_held;
+  /**
+   * Payload chunks per publisher.
+   */
+  uint32_t chunks;
+  /**
+   * Largest message.
+   */
+  uint64_t max_payload_bytes;
+  /**
+   * Subscribers only: keep only the newest `keep_last` unread messages (1..=depth).
+   */
+  uint32_t keep_last;
+  /**
+   * Publishers only: sleepers a publish wakes itself before relaying (at least 1; 2).
+   */
+  uint32_t direct_wakes;
+  /**
+   * Subscribers only: an `rb_wake` value.
+   */
+  uint32_t wake;
+} rb_topic_options;
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/**
+ * The message of the last call that failed on this thread ("" if none has): what went
+ * wrong and what to do. Valid until the next failing call on this thread.
+ */
+const char *rb_last_error(void);
+
+/**
+ * The library's version, e.g. "0.1.0" (static storage).
+ */
+const char *rb_version(void);
+
+/**
+ * Opens a node named `name` in the root directory `root` (NULL: `$RINGBUS_ROOT`, else
+ * `/dev/shm/ringbus-<uid>`), creating the directory if needed. On success `*out_node` is
+ * the node, to be closed with `rb_node_close`; on failure it is NULL.
+ *
+ * # Safety
+ * `name` (and `root` unless NULL) are NUL-terminated strings; `out_node` is writable.
+ */
+rb_status rb_node_open(const char *name, const char *root, rb_node **out_node);
+
+/**
+ * Closes a node (NULL: nothing).
+ *
+ * # Safety
+ * `node` is NULL or a node from `rb_node_open` not closed yet.
+ */
+void rb_node_close(rb_node *node);
+
+/**
+ * Opens a publisher on `topic` (created with `options` if it does not exist; NULL: all
+ * defaults). On success `*out_publisher` is the publisher, to be closed with
+ * `rb_publisher_close`; on failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `topic` a NUL-terminated string; `options` NULL or readable;
+ * `out_publisher` writable.
+ */
+rb_status rb_publisher_open(rb_node *node,
+                            const char *topic,
+                            const rb_topic_options *options,
+                            rb_publisher **out_publisher);
+
+/**
+ * Closes a publisher (NULL: nothing), discarding its outstanding loan. Subscribers can
+ * still take what it published.
+ *
+ * # Safety
+ * `publisher` is NULL or a publisher from `rb_publisher_open` not closed yet.
+ */
+void rb_publisher_close(rb_publisher *publisher);
+
+/**
+ * Lends a chunk of `len` bytes (at most the topic's `max_payload_bytes`) and sets `*data`
+ * to it: write the message there, then `rb_publisher_publish` (or `rb_publisher_discard`).
+ * The memory is shared: do not keep the pointer after publishing. One loan at a time per
+ * publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `publisher` is a live publisher; `data` is writable.
+ */
+rb_status rb_publisher_loan(rb_publisher *publisher, size_t len, void **data);
+
+/**
+ * Publishes the outstanding loan's first `len` bytes (at most what was loaned): every
+ * subscriber sees them, sleeping ones are woken (one system call at most).
+ *
+ * # Safety
+ * `publisher` is a live publisher.
+ */
+rb_status rb_publisher_publish(rb_publisher *publisher, size_t len);
+
+/**
+ * Gives the outstanding loan back unpublished (no loan: nothing).
+ *
+ * # Safety
+ * `publisher` is a live publisher.
+ */
+rb_status rb_publisher_discard(rb_publisher *publisher);
+
+/**
+ * Publishes a copy of `len` bytes at `data` (one copy into shared memory).
+ *
+ * # Safety
+ * `publisher` is a live publisher; `data` is readable for `len` bytes (or `len` is 0).
+ */
+rb_status rb_publisher_publish_copy(rb_publisher *publisher, const void *data, size_t len);
+
+/**
+ * Opens a subscriber on `topic` (created with `options` if it does not exist; NULL: all
+ * defaults). It receives what is published from now on, plus `history` older messages.
+ * On success `*out_subscriber` is the subscriber, to be closed with
+ * `rb_subscriber_close`; on failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `topic` a NUL-terminated string; `options` NULL or readable;
+ * `out_subscriber` writable.
+ */
+rb_status rb_subscriber_open(rb_node *node,
+                             const char *topic,
+                             const rb_topic_options *options,
+                             rb_subscriber **out_subscriber);
+
+/**
+ * Closes a subscriber (NULL: nothing). Samples it took stay valid until released.
+ *
+ * # Safety
+ * `subscriber` is NULL or a subscriber from `rb_subscriber_open` not closed yet.
+ */
+void rb_subscriber_close(rb_subscriber *subscriber);
+
+/**
+ * The next unread message, without blocking and without a system call: `RB_OK` with
+ * `*out_sample` set, or `RB_EMPTY` with it NULL.
+ *
+ * # Safety
+ * `subscriber` is a live subscriber; `out_sample` is writable.
+ */
+rb_status rb_subscriber_take(rb_subscriber *subscriber, rb_sample **out_sample);
+
+/**
+ * Waits for the next message, sleeping in the kernel if there is none, at most
+ * `timeout_ns` nanoseconds (negative: no limit): `RB_OK` with `*out_sample` set, or
+ * `RB_TIMEOUT` with it NULL.
+ *
+ * # Safety
+ * `subscriber` is a live subscriber; `out_sample` is writable.
+ */
+rb_status rb_subscriber_receive(rb_subscriber *subscriber,
+                                int64_t timeout_ns,
+                                rb_sample **out_sample);
+
+/**
+ * Messages taken so far.
+ *
+ * # Safety
+ * `subscriber` is NULL (0 is returned) or a live subscriber.
+ */
+uint64_t rb_subscriber_taken(const rb_subscriber *subscriber);
+
+/**
+ * Messages overwritten before they were taken (`keep_last`, or a publisher lapping a slow
+ * subscriber).
+ *
+ * # Safety
+ * `subscriber` is NULL (0 is returned) or a live subscriber.
+ */
+uint64_t rb_subscriber_lost(const rb_subscriber *subscriber);
+
+/**
+ * The message's bytes, in place in shared memory (read-only), valid until
+ * `rb_sample_release`.
+ *
+ * # Safety
+ * `sample` is NULL (NULL is returned) or a live sample.
+ */
+const void *rb_sample_data(const rb_sample *sample);
+
+/**
+ * The message's length in bytes.
+ *
+ * # Safety
+ * `sample` is NULL (0 is returned) or a live sample.
+ */
+size_t rb_sample_len(const rb_sample *sample);
+
+/**
+ * When it was published: CLOCK_MONOTONIC nanoseconds, comparable across processes.
+ *
+ * # Safety
+ * `sample` is NULL (0 is returned) or a live sample.
+ */
+uint64_t rb_sample_timestamp_ns(const rb_sample *sample);
+
+/**
+ * Releases a sample (NULL: nothing): its chunk may be reused, and it no longer counts
+ * against `max_held`.
+ *
+ * # Safety
+ * `sample` is NULL or a sample from `rb_subscriber_take`/`rb_subscriber_receive` not
+ * released yet.
+ */
+void rb_sample_release(rb_sample *sample);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* RINGBUS_H */

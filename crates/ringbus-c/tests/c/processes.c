@@ -1,0 +1,181 @@
+/* Driven by tests/c_api.rs: `sub ROOT COUNT` and `pub ROOT COUNT` exchange COUNT messages
+ * between two processes (loans and copies, lengths 8..107, checked byte by byte; what a
+ * lapped subscriber misses is counted lost), and
+ * `errors ROOT` checks that bad calls fail with the right status and a message. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ringbus.h"
+
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                  \
+            fprintf(stderr, "\n  last error: %s\n", rb_last_error());     \
+            exit(1);                                                       \
+        }                                                                  \
+    } while (0)
+
+#define OK(call) CHECK((call) == RB_OK, "%s", #call)
+
+static rb_topic_options topic_options(void) {
+    rb_topic_options o = {0};
+    o.depth = 64;
+    o.max_payload_bytes = 128;
+    return o;
+}
+
+static size_t length_of(uint64_t i) { return 8 + (size_t)(i % 100); }
+
+static void fill(uint8_t *bytes, uint64_t i) {
+    memcpy(bytes, &i, 8);
+    for (size_t k = 8; k < length_of(i); k++) bytes[k] = (uint8_t)(i * 31 + k);
+}
+
+static int subscriber(const char *root, uint64_t count) {
+    rb_node *node;
+    OK(rb_node_open("c-sub", root, &node));
+    rb_topic_options o = topic_options();
+    rb_subscriber *sub;
+    OK(rb_subscriber_open(node, "c/numbers", &o, &sub));
+    printf("ready\n");
+    fflush(stdout);
+    /* The publisher never waits, so a slow subscriber may be lapped: messages must arrive
+     * in order, intact and at most once, and whatever is skipped must be counted lost. */
+    uint64_t last = UINT64_MAX;
+    while (last + 1 != count) {
+        rb_sample *s;
+        rb_status st = rb_subscriber_receive(sub, 30LL * 1000 * 1000 * 1000, &s);
+        CHECK(st == RB_OK, "after message %llu: status %d", (unsigned long long)last, (int)st);
+        uint64_t i;
+        CHECK(rb_sample_len(s) >= 8, "a message of %zu bytes", rb_sample_len(s));
+        memcpy(&i, rb_sample_data(s), 8);
+        CHECK(i < count && (last == UINT64_MAX || i > last), "message %llu after %llu", (unsigned long long)i,
+              (unsigned long long)last);
+        uint8_t expected[128];
+        fill(expected, i);
+        CHECK(rb_sample_len(s) == length_of(i), "message %llu: %zu bytes", (unsigned long long)i, rb_sample_len(s));
+        CHECK(memcmp(rb_sample_data(s), expected, length_of(i)) == 0, "message %llu: wrong bytes", (unsigned long long)i);
+        CHECK(rb_sample_timestamp_ns(s) > 0, "no timestamp");
+        rb_sample_release(s);
+        last = i;
+    }
+    printf("received %llu lost %llu\n", (unsigned long long)rb_subscriber_taken(sub),
+           (unsigned long long)rb_subscriber_lost(sub));
+    rb_subscriber_close(sub);
+    rb_node_close(node);
+    return 0;
+}
+
+static int publisher(const char *root, uint64_t count) {
+    rb_node *node;
+    OK(rb_node_open("c-pub", root, &node));
+    rb_topic_options o = topic_options();
+    rb_publisher *pub;
+    OK(rb_publisher_open(node, "c/numbers", &o, &pub));
+    for (uint64_t i = 0; i < count; i++) {
+        if (i % 2 == 0) {
+            void *chunk;
+            OK(rb_publisher_loan(pub, 128, &chunk));
+            fill(chunk, i);
+            OK(rb_publisher_publish(pub, length_of(i)));
+        } else {
+            uint8_t bytes[128];
+            fill(bytes, i);
+            OK(rb_publisher_publish_copy(pub, bytes, length_of(i)));
+        }
+    }
+    rb_publisher_close(pub);
+    rb_node_close(node);
+    return 0;
+}
+
+static void expect(rb_status got, rb_status want, const char *what, const char *in_message) {
+    CHECK(got == want, "%s: status %d, expected %d", what, (int)got, (int)want);
+    if (in_message) CHECK(strstr(rb_last_error(), in_message), "%s: the message does not mention \"%s\"", what, in_message);
+}
+
+static int errors(const char *root) {
+    rb_node *node = (rb_node *)1;
+    expect(rb_node_open(NULL, root, &node), RB_ERR_INVALID_ARGUMENT, "NULL name", "name is NULL");
+    CHECK(node == NULL, "a failed open left *out_node set");
+    expect(rb_node_open("n", root, NULL), RB_ERR_INVALID_ARGUMENT, "NULL out_node", "out_node");
+    expect(rb_node_open("n", "/proc/no/such/root", &node), RB_ERR_ROOT_UNUSABLE, "unusable root", "/proc/no/such/root");
+    OK(rb_node_open("c-errors", root, &node));
+
+    rb_publisher *pub = NULL;
+    rb_subscriber *sub = NULL;
+    expect(rb_publisher_open(node, "bad name!", NULL, &pub), RB_ERR_INVALID_NAME, "invalid topic name", "bad name!");
+    expect(rb_publisher_open(NULL, "t", NULL, &pub), RB_ERR_INVALID_ARGUMENT, "NULL node", "node is NULL");
+    rb_topic_options o = topic_options();
+    o.wake = 7;
+    expect(rb_subscriber_open(node, "t", &o, &sub), RB_ERR_INVALID_CONFIG, "wake = 7", "wake = 7");
+    o = topic_options();
+    o.depth = 3;
+    expect(rb_publisher_open(node, "t", &o, &pub), RB_ERR_INVALID_CONFIG, "depth 3", "depth");
+
+    o = topic_options();
+    o.max_held = 1;
+    OK(rb_publisher_open(node, "t", &o, &pub));
+    rb_topic_options other = topic_options();
+    other.depth = 128;
+    expect(rb_subscriber_open(node, "t", &other, &sub), RB_ERR_MISMATCH, "another depth", "depth");
+    OK(rb_subscriber_open(node, "t", NULL, &sub)); /* all zero: whatever the topic has */
+
+    rb_sample *s = (rb_sample *)1;
+    expect(rb_subscriber_take(sub, &s), RB_EMPTY, "take on nothing", NULL);
+    CHECK(s == NULL, "RB_EMPTY left *out_sample set");
+    expect(rb_subscriber_receive(sub, 1000000, &s), RB_TIMEOUT, "receive with 1 ms", NULL);
+
+    void *chunk;
+    expect(rb_publisher_loan(pub, 129, &chunk), RB_ERR_TOO_LARGE, "loan over max_payload_bytes", "max_payload_bytes");
+    expect(rb_publisher_publish(pub, 1), RB_ERR_INVALID_ARGUMENT, "publish without a loan", "rb_publisher_loan");
+    OK(rb_publisher_loan(pub, 16, &chunk));
+    expect(rb_publisher_loan(pub, 16, &chunk), RB_ERR_INVALID_ARGUMENT, "second loan", "already has a loan");
+    expect(rb_publisher_publish(pub, 17), RB_ERR_INVALID_ARGUMENT, "publish longer than the loan", "loan of 16");
+    OK(rb_publisher_discard(pub));
+    expect(rb_subscriber_take(sub, &s), RB_EMPTY, "a discarded loan is not published", NULL);
+    expect(rb_publisher_publish_copy(pub, NULL, 4), RB_ERR_INVALID_ARGUMENT, "NULL data", "data is NULL");
+    OK(rb_publisher_publish_copy(pub, NULL, 0));
+    OK(rb_publisher_publish_copy(pub, "abc", 3));
+
+    rb_sample *first, *second;
+    OK(rb_subscriber_take(sub, &first));
+    CHECK(rb_sample_len(first) == 0, "the empty message has %zu bytes", rb_sample_len(first));
+    expect(rb_subscriber_take(sub, &second), RB_ERR_HELD_LIMIT, "a second held sample with max_held 1", "max_held");
+    rb_sample_release(first);
+    OK(rb_subscriber_take(sub, &second));
+    CHECK(rb_sample_len(second) == 3 && memcmp(rb_sample_data(second), "abc", 3) == 0, "wrong second message");
+    rb_subscriber_close(sub); /* a sample outlives its subscriber */
+    CHECK(memcmp(rb_sample_data(second), "abc", 3) == 0, "the sample changed after its subscriber closed");
+    rb_sample_release(second);
+
+    o = topic_options();
+    o.wake = RB_WAKE_NEVER;
+    OK(rb_subscriber_open(node, "t", &o, &sub));
+    expect(rb_subscriber_receive(sub, 0, &s), RB_ERR_POLLING_ONLY, "receive on RB_WAKE_NEVER", "take");
+    rb_subscriber_close(sub);
+
+    CHECK(rb_sample_data(NULL) == NULL && rb_sample_len(NULL) == 0 && rb_subscriber_lost(NULL) == 0, "NULL accessors");
+    rb_sample_release(NULL);
+    rb_publisher_close(NULL);
+    rb_subscriber_close(NULL);
+    rb_node_close(NULL);
+    rb_publisher_close(pub);
+    rb_node_close(node);
+    printf("errors ok\n");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    CHECK(argc >= 3, "usage: %s sub|pub ROOT COUNT | errors ROOT", argv[0]);
+    if (strcmp(argv[1], "errors") == 0) return errors(argv[2]);
+    CHECK(argc == 4, "COUNT missing");
+    uint64_t count = strtoull(argv[3], NULL, 10);
+    if (strcmp(argv[1], "sub") == 0) return subscriber(argv[2], count);
+    if (strcmp(argv[1], "pub") == 0) return publisher(argv[2], count);
+    CHECK(0, "unknown mode %s", argv[1]);
+    return 1;
+}
