@@ -25,3 +25,13 @@ pub use subscriber::{
     rb_subscriber_close, rb_subscriber_lost, rb_subscriber_open, rb_subscriber_receive, rb_subscriber_take,
     rb_subscriber_taken,
 };
+
+// A handle may be handed to another thread (never used by two at once): what each one
+// wraps is Send, and this stops compiling if that changes.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<rb_node>();
+    send::<rb_publisher>();
+    send::<rb_subscriber>();
+    send::<rb_sample>();
+};
