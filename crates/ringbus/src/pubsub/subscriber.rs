@@ -317,10 +317,10 @@ impl Subscriber {
 
     /// Whether `take` would find something (or a publisher came or went). No system call.
     pub fn has_data(&self) -> bool {
-        self.cursors.iter().enumerate().any(|(slot, c)| {
-            c.view.as_ref().is_some_and(|v| v.published() > c.next)
-                || self.core.topic.publisher_occupancy(slot as u32).0 != c.occupancy
-        })
+        self.cursors
+            .iter()
+            .enumerate()
+            .any(|(slot, c)| !self.caught_up(slot) || self.core.topic.publisher_occupancy(slot as u32).0 != c.occupancy)
     }
 
     /// Waits for the next message, at most `timeout` (`None`: forever). Sleeps in the
