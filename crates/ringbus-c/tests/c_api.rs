@@ -6,6 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -118,22 +119,28 @@ fn the_example_runs() {
     assert!(stdout.starts_with("received 13 bytes: hello from C (ringbus "), "{stdout}");
 }
 
+/// tests/c/processes.c, compiled once for every test that runs it.
+fn processes_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| compile(&crate_dir().join("tests/c/processes.c"), "processes"))
+}
+
 #[test]
 fn bad_calls_fail_with_their_status_and_a_message() {
     let root = TestRoot::new("errors");
-    let exe = compile(&crate_dir().join("tests/c/processes.c"), "processes");
-    assert_eq!(run(&exe, &["errors", root.path()]), "errors ok\n");
+    let exe = processes_program();
+    assert_eq!(run(exe, &["errors", root.path()]), "errors ok\n");
 }
 
 #[test]
 fn two_c_processes_exchange_messages_in_order_intact_and_counted() {
     const COUNT: &str = "2000";
     let root = TestRoot::new("processes");
-    let exe = compile(&crate_dir().join("tests/c/processes.c"), "processes-pair");
-    let mut sub = c_program(&exe).args(["sub", root.path(), COUNT]).stdout(Stdio::piped()).spawn().unwrap();
+    let exe = processes_program();
+    let mut sub = c_program(exe).args(["sub", root.path(), COUNT]).stdout(Stdio::piped()).spawn().unwrap();
     let mut lines = BufReader::new(sub.stdout.take().unwrap()).lines();
     assert_eq!(lines.next().unwrap().unwrap(), "ready", "the subscriber did not start");
-    run(&exe, &["pub", root.path(), COUNT]);
+    run(exe, &["pub", root.path(), COUNT]);
     let report = lines.next().expect("the subscriber printed no report").unwrap();
     assert!(sub.wait().unwrap().success(), "the subscriber failed");
     // depth 64 and a publisher that never waits: a slow subscriber may be lapped, which it
