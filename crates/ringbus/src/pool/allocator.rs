@@ -39,6 +39,12 @@ impl ChunkAllocator {
         })
     }
 
+    /// The chunk that publishing at log index `index` will free (and, the free stack
+    /// being LIFO, most likely claim again as the next spare).
+    pub(crate) fn in_log_at(&self, index: usize) -> Option<u32> {
+        Some(self.in_log[index]).filter(|&c| c != NONE)
+    }
+
     /// Gives back a chunk that was acquired but not published.
     pub(crate) fn give_back(&mut self, chunk: u32) {
         self.free.push(chunk);
