@@ -6,12 +6,14 @@
  *
  * Conventions: every function that can fail returns an rb_status; on failure
  * rb_last_error() describes what went wrong and what to do, for the calling
- * thread. Handles are opaque; one handle must not be used by two threads at
- * once. Build and link: see crates/ringbus-c/README.md. */
+ * thread. Handles are opaque. Nodes, latches and semaphores may be used by
+ * several threads at once; publishers, subscribers and samples by one thread
+ * at a time. Build and link: see crates/ringbus-c/README.md. */
 
 #ifndef RINGBUS_H
 #define RINGBUS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,11 +31,11 @@ enum rb_status
    */
   RB_OK = 0,
   /**
-   * `rb_subscriber_take`: nothing new.
+   * `rb_subscriber_take`: nothing new. `rb_semaphore_try_wait`: no free token.
    */
   RB_EMPTY = 1,
   /**
-   * `rb_subscriber_receive`: nothing arrived within the timeout.
+   * `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`: the timeout expired.
    */
   RB_TIMEOUT = 2,
   /**
@@ -98,6 +100,11 @@ enum rb_status
    */
   RB_ERR_POLLING_ONLY = -15,
   /**
+   * `rb_semaphore_post` on a semaphore that already holds the maximum count (2^31 - 1):
+   * a post without a matching wait.
+   */
+  RB_ERR_SEMAPHORE_FULL = -16,
+  /**
    * A bug in ringbus; the message says where.
    */
   RB_ERR_PANIC = -99,
@@ -136,8 +143,14 @@ typedef uint32_t rb_wake;
 #endif // __cplusplus
 
 /**
- * A participant: opens topics. Publishers and subscribers keep what they need of it, so
- * it may be closed before them.
+ * A one-bit event between processes: `rb_latch_set` wakes every waiter (one system call,
+ * none if nobody waits); the owner resets it, then looks for work, then waits.
+ */
+typedef struct rb_latch rb_latch;
+
+/**
+ * A participant: opens topics, latches and semaphores, from several threads at once if
+ * need be. What it opens keeps what it needs of it, so it may be closed before them.
  */
 typedef struct rb_node rb_node;
 
@@ -151,6 +164,12 @@ typedef struct rb_publisher rb_publisher;
  * the topic's `max_held` and keeps its chunk from being reused meanwhile.
  */
 typedef struct rb_sample rb_sample;
+
+/**
+ * A counting semaphore between processes: `rb_semaphore_post` wakes exactly one sleeper
+ * (no herd) and makes no system call when nobody sleeps.
+ */
+typedef struct rb_semaphore rb_semaphore;
 
 /**
  * A subscriber on one topic.
@@ -237,6 +256,137 @@ rb_status rb_node_open(const char *name, const char *root, rb_node **out_node);
 void rb_node_close(rb_node *node);
 
 /**
+ * Opens the latch `name` under the node's root, creating it (not set) if it does not
+ * exist. Names follow the topic-name rules. On success `*out_latch` is the latch, to be
+ * closed with `rb_latch_close`; on failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `name` a NUL-terminated string; `out_latch` writable.
+ */
+rb_status rb_latch_open(const rb_node *node, const char *name, rb_latch **out_latch);
+
+/**
+ * Sets the latch and wakes every waiter; setting a set latch does nothing.
+ *
+ * # Safety
+ * `latch` is a live latch.
+ */
+rb_status rb_latch_set(const rb_latch *latch);
+
+/**
+ * Clears the latch. Reset, *then* look for work, then wait: a set in between is never
+ * missed.
+ *
+ * # Safety
+ * `latch` is a live latch.
+ */
+rb_status rb_latch_reset(const rb_latch *latch);
+
+/**
+ * Whether the latch is set (NULL: false).
+ *
+ * # Safety
+ * `latch` is NULL or a live latch.
+ */
+bool rb_latch_is_set(const rb_latch *latch);
+
+/**
+ * Waits until the latch is set (at once if it is), at most `timeout_ns` nanoseconds
+ * (negative: no limit): `RB_OK`, or `RB_TIMEOUT`.
+ *
+ * # Safety
+ * `latch` is a live latch.
+ */
+rb_status rb_latch_wait(const rb_latch *latch, int64_t timeout_ns);
+
+/**
+ * Removes the latch's name, like `sem_unlink`: handles already open keep working; the
+ * next open of the name creates a new latch.
+ *
+ * # Safety
+ * `latch` is a live latch.
+ */
+rb_status rb_latch_unlink(const rb_latch *latch);
+
+/**
+ * Closes this handle (NULL: nothing); the latch itself stays for other handles and
+ * processes.
+ *
+ * # Safety
+ * `latch` is NULL or a latch from `rb_latch_open` not closed yet, in use by no thread.
+ */
+void rb_latch_close(rb_latch *latch);
+
+/**
+ * Opens the semaphore `name` under the node's root, creating it with `initial` tokens
+ * (at most 2^31 - 1) if it does not exist; an existing semaphore keeps its count. On
+ * success `*out_semaphore` is the semaphore, to be closed with `rb_semaphore_close`; on
+ * failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `name` a NUL-terminated string; `out_semaphore` writable.
+ */
+rb_status rb_semaphore_open(const rb_node *node,
+                            const char *name,
+                            uint32_t initial,
+                            rb_semaphore **out_semaphore);
+
+/**
+ * Returns a token and wakes exactly one sleeper, if any sleeps: `RB_OK`, or
+ * `RB_ERR_SEMAPHORE_FULL` (nothing changed) when it already holds 2^31 - 1 tokens.
+ *
+ * # Safety
+ * `semaphore` is a live semaphore.
+ */
+rb_status rb_semaphore_post(const rb_semaphore *semaphore);
+
+/**
+ * Takes a token if one is free, without blocking and without a system call: `RB_OK`
+ * (taken) or `RB_EMPTY` (none free).
+ *
+ * # Safety
+ * `semaphore` is a live semaphore.
+ */
+rb_status rb_semaphore_try_wait(const rb_semaphore *semaphore);
+
+/**
+ * Takes a token, sleeping until one is free, at most `timeout_ns` nanoseconds (negative:
+ * no limit): `RB_OK` (taken), or `RB_TIMEOUT` (nothing taken).
+ *
+ * # Safety
+ * `semaphore` is a live semaphore.
+ */
+rb_status rb_semaphore_wait(const rb_semaphore *semaphore, int64_t timeout_ns);
+
+/**
+ * Free tokens right now, a snapshot (NULL: 0).
+ *
+ * # Safety
+ * `semaphore` is NULL or a live semaphore.
+ */
+uint32_t rb_semaphore_value(const rb_semaphore *semaphore);
+
+/**
+ * Removes the semaphore's name, like `sem_unlink`: handles already open keep working;
+ * the next open of the name creates a new semaphore.
+ *
+ * # Safety
+ * `semaphore` is a live semaphore.
+ */
+rb_status rb_semaphore_unlink(const rb_semaphore *semaphore);
+
+/**
+ * Closes this handle (NULL: nothing); the semaphore and its tokens stay for other
+ * handles and processes. Tokens taken through it and not posted back stay taken: like a
+ * POSIX semaphore, a process that dies holding tokens loses them.
+ *
+ * # Safety
+ * `semaphore` is NULL or a semaphore from `rb_semaphore_open` not closed yet, in use by
+ * no thread.
+ */
+void rb_semaphore_close(rb_semaphore *semaphore);
+
+/**
  * Opens a publisher on `topic` (created with `options` if it does not exist; NULL: all
  * defaults). On success `*out_publisher` is the publisher, to be closed with
  * `rb_publisher_close`; on failure it is NULL.
@@ -245,7 +395,7 @@ void rb_node_close(rb_node *node);
  * `node` is a live node; `topic` a NUL-terminated string; `options` NULL or readable;
  * `out_publisher` writable.
  */
-rb_status rb_publisher_open(rb_node *node,
+rb_status rb_publisher_open(const rb_node *node,
                             const char *topic,
                             const rb_topic_options *options,
                             rb_publisher **out_publisher);
@@ -305,7 +455,7 @@ rb_status rb_publisher_publish_copy(rb_publisher *publisher, const void *data, s
  * `node` is a live node; `topic` a NUL-terminated string; `options` NULL or readable;
  * `out_subscriber` writable.
  */
-rb_status rb_subscriber_open(rb_node *node,
+rb_status rb_subscriber_open(const rb_node *node,
                              const char *topic,
                              const rb_topic_options *options,
                              rb_subscriber **out_subscriber);

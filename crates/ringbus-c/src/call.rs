@@ -13,9 +13,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub enum rb_status {
     /// Done.
     RB_OK = 0,
-    /// `rb_subscriber_take`: nothing new.
+    /// `rb_subscriber_take`: nothing new. `rb_semaphore_try_wait`: no free token.
     RB_EMPTY = 1,
-    /// `rb_subscriber_receive`: nothing arrived within the timeout.
+    /// `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`: the timeout expired.
     RB_TIMEOUT = 2,
     /// A NULL pointer, a string that is not UTF-8, or a call out of order (a second loan, a
     /// publish without a loan, a publish longer than its loan).
@@ -48,6 +48,9 @@ pub enum rb_status {
     RB_ERR_HELD_LIMIT = -14,
     /// `rb_subscriber_receive` on a subscriber opened with `RB_WAKE_NEVER`.
     RB_ERR_POLLING_ONLY = -15,
+    /// `rb_semaphore_post` on a semaphore that already holds the maximum count (2^31 - 1):
+    /// a post without a matching wait.
+    RB_ERR_SEMAPHORE_FULL = -16,
     /// A bug in ringbus; the message says where.
     RB_ERR_PANIC = -99,
 }
@@ -170,6 +173,21 @@ pub(crate) unsafe fn text<'a>(p: *const c_char, what: &str) -> Result<&'a str, F
 pub(crate) unsafe fn handle<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, Failure> {
     // SAFETY: the caller promises a live, unshared handle when it is not NULL.
     unsafe { p.as_mut() }.ok_or_else(|| Failure::invalid(format!("{what} is NULL")))
+}
+
+/// Borrows a handle argument that several threads may use at once (its type is `Sync`).
+///
+/// # Safety
+/// `p` is NULL or a live handle of this type, closed by no thread during the call.
+pub(crate) unsafe fn shared<'a, T: Sync>(p: *const T, what: &str) -> Result<&'a T, Failure> {
+    // SAFETY: the caller promises a live handle when it is not NULL; `T: Sync` makes
+    // shared use from several threads sound.
+    unsafe { p.as_ref() }.ok_or_else(|| Failure::invalid(format!("{what} is NULL")))
+}
+
+/// A C timeout in nanoseconds: negative means no limit.
+pub(crate) fn timeout(ns: i64) -> Option<std::time::Duration> {
+    u64::try_from(ns).ok().map(std::time::Duration::from_nanos)
 }
 
 /// Checks an out-pointer and clears what it points to, so that a failed call leaves NULL.

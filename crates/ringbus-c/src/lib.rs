@@ -4,18 +4,25 @@
 //! Every function that can fail returns an [`rb_status`]; the failure's message — the core's
 //! error text, which says what to do — is kept per thread for [`rb_last_error`]. A panic
 //! never crosses into C: it becomes [`rb_status::RB_ERR_PANIC`]. Handles are boxed Rust
-//! values; a handle must not be used by two threads at once, and every pointer argument is
-//! checked for NULL.
+//! values and every pointer argument is checked for NULL. Nodes, latches and semaphores
+//! may be used by several threads at once; publishers, subscribers and samples by one at
+//! a time.
 
 #![allow(non_camel_case_types)]
 
 mod call;
 mod node;
+mod objects;
 mod publisher;
 mod subscriber;
 
 pub use call::{rb_last_error, rb_status, rb_version};
 pub use node::{rb_node, rb_node_close, rb_node_open, rb_topic_options, rb_wake};
+pub use objects::{
+    rb_latch, rb_latch_close, rb_latch_is_set, rb_latch_open, rb_latch_reset, rb_latch_set, rb_latch_unlink,
+    rb_latch_wait, rb_semaphore, rb_semaphore_close, rb_semaphore_open, rb_semaphore_post, rb_semaphore_try_wait,
+    rb_semaphore_unlink, rb_semaphore_value, rb_semaphore_wait,
+};
 pub use publisher::{
     rb_publisher, rb_publisher_close, rb_publisher_discard, rb_publisher_loan, rb_publisher_open, rb_publisher_publish,
     rb_publisher_publish_copy,
@@ -26,12 +33,18 @@ pub use subscriber::{
     rb_subscriber_taken,
 };
 
-// A handle may be handed to another thread (never used by two at once): what each one
-// wraps is Send, and this stops compiling if that changes.
+// Every handle may be handed to another thread, and those documented as shared may be used
+// by several at once: this stops compiling if what they wrap changes.
 const _: fn() = || {
     fn send<T: Send>() {}
+    fn sync<T: Sync>() {}
     send::<rb_node>();
     send::<rb_publisher>();
     send::<rb_subscriber>();
     send::<rb_sample>();
+    send::<rb_latch>();
+    send::<rb_semaphore>();
+    sync::<rb_node>();
+    sync::<rb_latch>();
+    sync::<rb_semaphore>();
 };

@@ -1,12 +1,12 @@
 //! `rb_node` (a participant) and `rb_topic_options` (the topic builder's settings).
 
-use crate::call::{free, guard, handle, out, text, Failure};
+use crate::call::{free, guard, out, shared, text, Failure};
 use crate::rb_status;
 use ringbus::{Node, TopicBuilder, Wake};
 use std::ffi::c_char;
 
-/// A participant: opens topics. Publishers and subscribers keep what they need of it, so
-/// it may be closed before them.
+/// A participant: opens topics, latches and semaphores, from several threads at once if
+/// need be. What it opens keeps what it needs of it, so it may be closed before them.
 pub struct rb_node(pub(crate) Node);
 
 /// How a subscriber learns of new messages (`rb_topic_options::wake`).
@@ -88,12 +88,12 @@ impl rb_topic_options {
 /// # Safety
 /// As for [`text`]; `options` is NULL or points to an `rb_topic_options`.
 pub(crate) unsafe fn builder(
-    node: *mut rb_node,
+    node: *const rb_node,
     topic: *const c_char,
     options: *const rb_topic_options,
 ) -> Result<TopicBuilder, Failure> {
     // SAFETY: forwarded from the caller's contract.
-    let node = unsafe { handle(node, "node") }?;
+    let node = unsafe { shared(node, "node") }?;
     // SAFETY: forwarded from the caller's contract.
     let topic = unsafe { text(topic, "topic") }?;
     // SAFETY: the caller promises NULL or a readable rb_topic_options.

@@ -22,7 +22,7 @@ pub struct rb_publisher {
 /// `out_publisher` writable.
 #[no_mangle]
 pub unsafe extern "C" fn rb_publisher_open(
-    node: *mut rb_node,
+    node: *const rb_node,
     topic: *const c_char,
     options: *const rb_topic_options,
     out_publisher: *mut *mut rb_publisher,

@@ -1,11 +1,10 @@
 //! `rb_subscriber` and `rb_sample`: take or wait for messages, read them in place.
 
-use crate::call::{free, guard, handle, out};
+use crate::call::{free, guard, handle, out, timeout};
 use crate::node::{builder, rb_node, rb_topic_options};
 use crate::rb_status;
 use ringbus::{ReceiveError, Sample, Subscriber};
 use std::ffi::{c_char, c_void};
-use std::time::Duration;
 
 /// A subscriber on one topic.
 pub struct rb_subscriber(Subscriber);
@@ -24,7 +23,7 @@ pub struct rb_sample(Sample);
 /// `out_subscriber` writable.
 #[no_mangle]
 pub unsafe extern "C" fn rb_subscriber_open(
-    node: *mut rb_node,
+    node: *const rb_node,
     topic: *const c_char,
     options: *const rb_topic_options,
     out_subscriber: *mut *mut rb_subscriber,
@@ -93,8 +92,7 @@ pub unsafe extern "C" fn rb_subscriber_receive(
         let slot = unsafe { out(out_sample, "out_sample") }?;
         // SAFETY: the caller's contract.
         let s = unsafe { handle(subscriber, "subscriber") }?;
-        let timeout = u64::try_from(timeout_ns).ok().map(Duration::from_nanos);
-        match s.0.receive(timeout) {
+        match s.0.receive(timeout(timeout_ns)) {
             Ok(sample) => Ok(hand_over(slot, sample)),
             Err(ReceiveError::Timeout) => Ok(rb_status::RB_TIMEOUT),
             Err(e) => Err(e.into()),

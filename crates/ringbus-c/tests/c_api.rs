@@ -1,7 +1,8 @@
 //! The C API from C: the committed header is what cbindgen makes of the crate today; the
 //! example and a test program compile with `-Wall -Wextra -Werror` under AddressSanitizer
 //! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
-//! exchanging messages, and every error path with its status and message.
+//! exchanging messages, worker processes sharing job tokens after a latch, and every error
+//! path with its status and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -47,7 +48,8 @@ fn compile(source: &Path, name: &str) -> PathBuf {
     let lib = library_dir();
     let exe = lib.join(format!("c-api-{name}"));
     let status = Command::new("cc")
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-fsanitize=address,undefined"])
+        .args(["-std=c11", "-D_DEFAULT_SOURCE", "-pthread", "-Wall", "-Wextra", "-Werror", "-g"])
+        .arg("-fsanitize=address,undefined")
         .arg("-fno-sanitize-recover=all")
         .arg(source)
         .arg("-I")
@@ -148,4 +150,25 @@ fn two_c_processes_exchange_messages_in_order_intact_and_counted() {
     let numbers: Vec<u64> = report.split(' ').filter_map(|w| w.parse().ok()).collect();
     assert_eq!(numbers.len(), 2, "{report}");
     assert_eq!(numbers[0] + numbers[1], 2000, "taken + lost must be every message: {report}");
+}
+
+#[test]
+fn c_workers_share_job_tokens_after_a_latch() {
+    let root = TestRoot::new("tokens");
+    let exe = processes_program();
+    // 4 processes × 2 threads on 3 tokens: the C side checks that nobody starts before the
+    // latch is set, that every job runs and that all tokens come back.
+    let out = run(exe, &["tokens", root.path(), "4", "3", "400"]);
+    let at_most: u32 = out
+        .strip_prefix("tokens ok: 400 jobs, at most ")
+        .and_then(|rest| rest.strip_suffix(" at once\n"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected report: {out}"));
+    assert!((1..=3).contains(&at_most), "{at_most} jobs ran at once on 3 tokens");
+    let left: Vec<String> = std::fs::read_dir(&root.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("latch.") || name.starts_with("sem."))
+        .collect();
+    assert!(left.is_empty(), "unlinked objects left behind: {left:?}");
 }
