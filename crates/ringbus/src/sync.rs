@@ -1,4 +1,5 @@
-//! Atomics and the futex primitive, swappable for loom's models under `--cfg loom`.
+//! Atomics and the futex primitive, swappable for loom's models under `--cfg loom`, and the
+//! cache-line prefetch hint (a no-op under loom).
 //!
 //! Every algorithm that runs between processes takes its atomics from here, so the very
 //! same code is model-checked by loom (see `loom_models` in `notify::protocol`,
@@ -114,8 +115,8 @@ pub(crate) fn prefetch_for_write<T>(at: *const T) {
     #[cfg(all(target_arch = "x86_64", not(loom), not(miri)))]
     #[allow(unsafe_code)]
     // SAFETY: PREFETCHW (`_MM_HINT_ET0`) only moves a line between caches: it never faults,
-    // even on an unmapped address, and reads or writes nothing the program can see. SSE, which `_mm_prefetch` requires,
-    // is part of the x86-64 baseline.
+    // even on an unmapped address, and reads or writes nothing the program can see. SSE,
+    // which `_mm_prefetch` requires, is part of the x86-64 baseline.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
         _mm_prefetch::<_MM_HINT_ET0>(at.cast::<i8>());
