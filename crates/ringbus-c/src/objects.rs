@@ -27,12 +27,12 @@ pub struct rb_semaphore(Semaphore);
 unsafe fn open_object<T>(
     node: *const rb_node,
     name: *const c_char,
-    out_handle: *mut *mut T,
+    (out_handle, out_name): (*mut *mut T, &str),
     open: impl FnOnce(&Root, &str) -> Result<T, Failure>,
 ) -> rb_status {
     guard(|| {
         // SAFETY: forwarded from the caller's contract.
-        let slot = unsafe { out(out_handle, "out handle") }?;
+        let slot = unsafe { out(out_handle, out_name) }?;
         // SAFETY: forwarded from the caller's contract.
         let node = unsafe { shared(node, "node") }?;
         // SAFETY: forwarded from the caller's contract.
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn rb_latch_open(
     out_latch: *mut *mut rb_latch,
 ) -> rb_status {
     // SAFETY: the caller's contract.
-    unsafe { open_object(node, name, out_latch, |root, name| Ok(rb_latch(Latch::open(root, name)?))) }
+    unsafe { open_object(node, name, (out_latch, "out_latch"), |root, name| Ok(rb_latch(Latch::open(root, name)?))) }
 }
 
 /// Sets the latch and wakes every waiter; setting a set latch does nothing.
@@ -153,7 +153,9 @@ pub unsafe extern "C" fn rb_semaphore_open(
 ) -> rb_status {
     // SAFETY: the caller's contract.
     unsafe {
-        open_object(node, name, out_semaphore, |root, name| Ok(rb_semaphore(Semaphore::open(root, name, initial)?)))
+        open_object(node, name, (out_semaphore, "out_semaphore"), |root, name| {
+            Ok(rb_semaphore(Semaphore::open(root, name, initial)?))
+        })
     }
 }
 

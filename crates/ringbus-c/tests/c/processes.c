@@ -275,6 +275,7 @@ static int errors(const char *root) {
     expect(rb_latch_open(node, "bad name!", &latch), RB_ERR_INVALID_NAME, "invalid latch name", "bad name!");
     CHECK(latch == NULL, "a failed open left *out_latch set");
     expect(rb_latch_open(NULL, "l", &latch), RB_ERR_INVALID_ARGUMENT, "latch on a NULL node", "node is NULL");
+    expect(rb_latch_open(node, "l", NULL), RB_ERR_INVALID_ARGUMENT, "NULL out_latch", "out_latch is NULL");
     OK(rb_latch_open(node, "c/latch", &latch));
     CHECK(!rb_latch_is_set(latch), "a new latch is set");
     expect(rb_latch_wait(latch, 1000000), RB_TIMEOUT, "wait 1 ms on an unset latch", NULL);
@@ -291,6 +292,7 @@ static int errors(const char *root) {
     rb_semaphore *sem = (rb_semaphore *)1;
     expect(rb_semaphore_open(node, "c/sem", 2147483648u, &sem), RB_ERR_INVALID_CONFIG, "initial 2^31", "initial");
     CHECK(sem == NULL, "a failed open left *out_semaphore set");
+    expect(rb_semaphore_open(node, "s", 0, NULL), RB_ERR_INVALID_ARGUMENT, "NULL out_semaphore", "out_semaphore is NULL");
     OK(rb_semaphore_open(node, "c/sem", 1, &sem));
     OK(rb_semaphore_try_wait(sem));
     expect(rb_semaphore_try_wait(sem), RB_EMPTY, "try_wait with no token", NULL);
