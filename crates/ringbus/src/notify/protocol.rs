@@ -73,6 +73,7 @@ impl WakeWords<'_> {
     /// Publisher side, after the data is published: wakes up to `direct` sleepers itself;
     /// with more asleep, wakes `direct` and leaves a token for the first of them to wake
     /// the rest. Returns whether it made the system call.
+    #[inline]
     pub(crate) fn notify(&self, direct: u32) -> bool {
         // Release: a waiter that loads the bumped word (Acquire, in `sleep`) sees the data.
         self.word.fetch_add(1, Ordering::Release);

@@ -25,6 +25,7 @@ impl ChunkAllocator {
     }
 
     /// Finds a chunk `try_claim` accepts (nobody holds it). Returns `(chunk, generation)`.
+    #[inline]
     pub(crate) fn acquire(&mut self, mut try_claim: impl FnMut(u32) -> Option<u32>) -> Option<(u32, u32)> {
         while let Some(chunk) = self.free.pop() {
             if let Some(generation) = try_claim(chunk) {
@@ -41,6 +42,7 @@ impl ChunkAllocator {
 
     /// The chunk that publishing at log index `index` will free (and, the free stack
     /// being LIFO, most likely claim again as the next spare).
+    #[inline]
     pub(crate) fn in_log_at(&self, index: usize) -> Option<u32> {
         Some(self.in_log[index]).filter(|&c| c != NONE)
     }
@@ -51,6 +53,7 @@ impl ChunkAllocator {
     }
 
     /// Records that `chunk` now backs log index `index`; the chunk it replaces is freed.
+    #[inline]
     pub(crate) fn enter_log(&mut self, index: usize, chunk: u32) {
         let replaced = std::mem::replace(&mut self.in_log[index], chunk);
         if replaced != NONE {

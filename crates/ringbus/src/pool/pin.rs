@@ -61,6 +61,7 @@ impl ChunkWords<'_> {
 
     /// Publisher: takes the chunk for a new message if nobody holds it. Returns the new
     /// generation to record in the log entry.
+    #[inline]
     pub(crate) fn try_claim(&self) -> Option<u32> {
         let generation = self.generation.load(Ordering::Relaxed).wrapping_add(1);
         self.generation.store(generation, Ordering::Relaxed);

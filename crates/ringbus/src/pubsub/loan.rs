@@ -47,16 +47,19 @@ pub struct Loan<'p> {
 }
 
 impl<'p> Loan<'p> {
+    #[inline]
     pub(super) fn new(publisher: &'p mut Publisher, detached: DetachedLoan) -> Loan<'p> {
         Loan { publisher, detached: Some(detached) }
     }
 
+    #[inline]
     fn live(&self) -> &DetachedLoan {
         self.detached.as_ref().expect("live loan")
     }
 
     /// Publishes the message: one log entry, one position store, and a wake system call
     /// only if some subscriber sleeps.
+    #[inline]
     pub fn publish(mut self) {
         let detached = self.detached.take().expect("a loan is published once");
         self.publisher.publish_detached(detached);
@@ -81,12 +84,14 @@ impl<'p> Loan<'p> {
 
 impl std::ops::Deref for Loan<'_> {
     type Target = [u8];
+    #[inline]
     fn deref(&self) -> &[u8] {
         self.publisher.lent_bytes(self.live())
     }
 }
 
 impl std::ops::DerefMut for Loan<'_> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [u8] {
         let detached = self.detached.as_mut().expect("live loan");
         self.publisher.detached_bytes(detached)
@@ -94,6 +99,7 @@ impl std::ops::DerefMut for Loan<'_> {
 }
 
 impl Drop for Loan<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Some(detached) = self.detached.take() {
             self.publisher.discard_detached(detached);

@@ -1,4 +1,10 @@
 //! [`Publisher`] and [`Loan`]: write a message in place, then publish it in O(1).
+//!
+//! The functions a loan and its publish run through (here, in `loan`, `notify`, `pool`,
+//! `ring` and `shm`) are `#[inline]`, so that an application built without link-time
+//! optimisation still gets them inlined across the crate boundary. A publisher that sleeps
+//! between messages then runs its publish on fewer cold code pages (BENCHMARKS.md,
+//! "Link-time optimisation").
 
 use super::loan::{DetachedLoan, Loan};
 use super::settings::TopicBuilder;
@@ -101,6 +107,7 @@ impl Publisher {
     /// (they may hold an older message of this publisher); see [`Publisher::loan`].
     /// Never blocks and makes no system call unless dead subscribers' chunks must be
     /// reclaimed.
+    #[inline]
     pub fn loan_uninit(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
         let detached = self.loan_detached(len)?;
         Ok(Loan::new(self, detached))
@@ -111,6 +118,7 @@ impl Publisher {
     /// [`Publisher::detached_bytes`], then [`Publisher::publish_detached`] or
     /// [`Publisher::discard_detached`] it on this publisher. A detached loan that is simply
     /// dropped keeps its chunk out of use until the publisher is dropped.
+    #[inline]
     pub fn loan_detached(&mut self, len: usize) -> Result<DetachedLoan, LoanError> {
         let max = self.topic.layout.config.max_payload_bytes;
         if len as u64 > max {
@@ -134,6 +142,7 @@ impl Publisher {
     /// published count, the wake word, this slot's counters, and the pin words of the chunk
     /// the publish frees and claims as the next spare). Measured in BENCHMARKS.md,
     /// "Cold lines fetched together".
+    #[inline]
     fn prefetch_publish_lines(&self) {
         use crate::sync::prefetch_for_write;
         let (layout, region) = (&self.topic.layout, &self.topic.region);
@@ -154,6 +163,7 @@ impl Publisher {
     ///
     /// # Panics
     /// If `loan` was lent by another publisher.
+    #[inline]
     pub fn detached_bytes<'a>(&'a self, loan: &'a mut DetachedLoan) -> &'a mut [u8] {
         self.check_lender(loan);
         self.segment.claimed_bytes(&mut loan.claim, loan.len)
@@ -163,6 +173,7 @@ impl Publisher {
     ///
     /// # Panics
     /// If `loan` was lent by another publisher.
+    #[inline]
     pub fn publish_detached(&mut self, loan: DetachedLoan) {
         self.check_lender(&loan);
         self.commit(loan.claim, loan.len);
@@ -191,10 +202,12 @@ impl Publisher {
 
     /// Who lends: unique among the publishers of a root over time (a slot's next
     /// publisher has the next incarnation; topic ids are random).
+    #[inline]
     fn lender(&self) -> (u64, u32, u32) {
         (self.topic.topic_id, self.slot, self.incarnation)
     }
 
+    #[inline]
     fn check_lender(&self, loan: &DetachedLoan) {
         assert!(loan.lender == self.lender(), "a detached loan goes back to the publisher that lent it");
     }
@@ -231,6 +244,7 @@ impl Publisher {
         Ok(())
     }
 
+    #[inline]
     fn commit(&mut self, claim: ClaimedChunk, length: u64) {
         let position = self.next;
         let depth = self.topic.layout.config.depth;

@@ -71,6 +71,7 @@ impl LogEntry {
     }
 
     /// Publisher only: writes the entry for `position`.
+    #[inline]
     pub(crate) fn write(&self, position: u64, record: EntryRecord) {
         self.sequence.store(WRITING, Ordering::Relaxed);
         // Orders the WRITING mark before the field stores; pairs with the reader's Acquire

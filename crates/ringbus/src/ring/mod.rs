@@ -9,6 +9,7 @@ pub(crate) mod commands;
 pub(crate) mod log;
 
 /// The log index of `position` in a log of `depth` entries.
+#[inline]
 pub(crate) fn index(position: u64, depth: u32) -> usize {
     debug_assert!(depth.is_power_of_two());
     (position & (depth as u64 - 1)) as usize

@@ -187,16 +187,19 @@ impl PublisherSegment {
     }
 
     /// Positions below this are published. Only the owning publisher stores it.
+    #[inline]
     pub(crate) fn published(&self) -> &AtomicU64 {
         self.data.get(PUBLISHED_OFFSET)
     }
 
+    #[inline]
     pub(crate) fn entry(&self, index: usize) -> &LogEntry {
         assert!(index < self.geometry.depth as usize);
         self.data.get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
     }
 
     /// The pin words of `chunk`, which must be `< chunk_count` (validated by the caller).
+    #[inline]
     pub(crate) fn chunk_words(&self, chunk: u32) -> ChunkWords<'_> {
         assert!(chunk < self.geometry.chunk_count);
         let base = chunk as usize * self.geometry.control_stride as usize;
@@ -206,6 +209,7 @@ impl PublisherSegment {
         }
     }
 
+    #[inline]
     fn payload_offset(&self, chunk: u32, len: u64) -> usize {
         assert!(chunk < self.geometry.chunk_count && len <= self.geometry.max_payload_bytes);
         (self.geometry.payload_offset + chunk as u64 * self.geometry.chunk_stride) as usize
@@ -222,6 +226,7 @@ impl PublisherSegment {
     /// The caller must have claimed `chunk` (`ChunkWords::try_claim`) and not yet published
     /// it, and must not create a second slice of it.
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) unsafe fn payload_mut(&self, chunk: u32, len: u64) -> &mut [u8] {
         // SAFETY: a claimed, unpublished chunk is ours alone (the caller's contract).
         unsafe { self.data.bytes_mut(self.payload_offset(chunk, len), len as usize) }
@@ -236,6 +241,7 @@ impl PublisherSegment {
     }
 
     /// Claims a chunk for a new message through the allocator (see `pool::pin`).
+    #[inline]
     pub(crate) fn claim(&self, allocator: &mut ChunkAllocator) -> Option<ClaimedChunk> {
         allocator
             .acquire(|chunk| self.chunk_words(chunk).try_claim())
@@ -244,6 +250,7 @@ impl PublisherSegment {
 
     /// The writable payload of a claimed chunk; the `&mut ClaimedChunk` is the proof that
     /// nobody else can see or write these bytes.
+    #[inline]
     pub(crate) fn claimed_bytes<'a>(&'a self, claim: &'a mut ClaimedChunk, len: u64) -> &'a mut [u8] {
         // SAFETY: `claim` was made by `claim()` for a chunk that no subscriber holds and whose
         // new generation is not yet in any log entry, so no subscriber can pin it; the
@@ -251,6 +258,7 @@ impl PublisherSegment {
         unsafe { self.payload_mut(claim.chunk, len) }
     }
 
+    #[inline]
     pub(crate) fn payload_address(&self, chunk: u32) -> usize {
         self.data.address(self.payload_offset(chunk, 0))
     }

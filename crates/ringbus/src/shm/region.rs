@@ -94,6 +94,7 @@ impl Region {
         self.len
     }
 
+    #[inline]
     fn check<T>(&self, offset: usize, count: usize) {
         let bytes = std::mem::size_of::<T>().checked_mul(count).and_then(|b| b.checked_add(offset));
         assert!(
@@ -108,6 +109,7 @@ impl Region {
     }
 
     /// A shared reference to the `T` at `offset`.
+    #[inline]
     pub(crate) fn get<T: Shared>(&self, offset: usize) -> &T {
         self.check::<T>(offset, 1);
         // SAFETY: in bounds and aligned (checked above); `T: Shared` is valid for any bit
@@ -116,6 +118,7 @@ impl Region {
     }
 
     /// `count` consecutive `T`s from `offset`.
+    #[inline]
     pub(crate) fn slice<T: Shared>(&self, offset: usize, count: usize) -> &[T] {
         self.check::<T>(offset, count);
         // SAFETY: as in `get`, for `count` elements.
@@ -160,6 +163,7 @@ impl Region {
     /// The caller must own these bytes exclusively for the lifetime of the slice (the pool
     /// guarantees it for a claimed chunk: no subscriber holds it and none can pin it).
     #[allow(clippy::mut_from_ref)]
+    #[inline]
     pub(crate) unsafe fn bytes_mut(&self, offset: usize, len: usize) -> &mut [u8] {
         assert!(self.writable, "ringbus bug: write to a read-only region");
         self.check::<u8>(offset, len);
@@ -168,6 +172,7 @@ impl Region {
     }
 
     /// The address of byte `offset` (to prove zero-copy in tests and for bindings).
+    #[inline]
     pub(crate) fn address(&self, offset: usize) -> usize {
         self.ptr as usize + offset
     }

@@ -233,6 +233,7 @@ impl TopicLayout {
         (self.subscriber_slot_offset(0) + SUBSCRIBER_SLOT_BYTES * self.config.max_subscribers as usize) as u64
     }
 
+    #[inline]
     pub(crate) fn publisher_slot_offset(&self, slot: u32) -> usize {
         assert!(slot < self.config.max_publishers);
         SLOTS_OFFSET + PUBLISHER_SLOT_BYTES * slot as usize
@@ -285,6 +286,7 @@ impl TopicLayout {
         Ok((h, layout, name, payload))
     }
 
+    #[inline]
     pub(crate) fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
         WakeWords {
             word: region.get::<AtomicU32>(WAKE_OFFSET),
@@ -293,6 +295,7 @@ impl TopicLayout {
         }
     }
 
+    #[inline]
     pub(crate) fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
         region.get(self.publisher_slot_offset(slot))
     }
