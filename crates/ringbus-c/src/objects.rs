@@ -27,7 +27,8 @@ pub struct rb_semaphore(Semaphore);
 unsafe fn open_object<T>(
     node: *const rb_node,
     name: *const c_char,
-    (out_handle, out_name): (*mut *mut T, &str),
+    out_handle: *mut *mut T,
+    out_name: &str,
     open: impl FnOnce(&Root, &str) -> Result<T, Failure>,
 ) -> rb_status {
     guard(|| {
@@ -55,7 +56,7 @@ pub unsafe extern "C" fn rb_latch_open(
     out_latch: *mut *mut rb_latch,
 ) -> rb_status {
     // SAFETY: the caller's contract.
-    unsafe { open_object(node, name, (out_latch, "out_latch"), |root, name| Ok(rb_latch(Latch::open(root, name)?))) }
+    unsafe { open_object(node, name, out_latch, "out_latch", |root, name| Ok(rb_latch(Latch::open(root, name)?))) }
 }
 
 /// Sets the latch and wakes every waiter; setting a set latch does nothing.
@@ -153,7 +154,7 @@ pub unsafe extern "C" fn rb_semaphore_open(
 ) -> rb_status {
     // SAFETY: the caller's contract.
     unsafe {
-        open_object(node, name, (out_semaphore, "out_semaphore"), |root, name| {
+        open_object(node, name, out_semaphore, "out_semaphore", |root, name| {
             Ok(rb_semaphore(Semaphore::open(root, name, initial)?))
         })
     }
