@@ -23,6 +23,9 @@ pub enum Transport {
     RingbusPolling,
     /// Shared-memory ring of 64 slots plus one `write()` per subscriber eventfd.
     Eventfd,
+    /// The same ring plus ringbus's wake protocol alone (one futex word per topic, a
+    /// sleepers count, the relay token): the floor of ringbus's design here.
+    Futex,
     /// Shared-memory ring of 64 slots plus one `mq_send()` per subscriber queue.
     Mq,
     /// One `AF_UNIX` datagram (a full copy of the payload) per subscriber.
@@ -33,10 +36,11 @@ pub enum Transport {
 }
 
 impl Transport {
-    pub const ALL: [Transport; 6] = [
+    pub const ALL: [Transport; 7] = [
         Transport::Ringbus,
         Transport::RingbusPolling,
         Transport::Eventfd,
+        Transport::Futex,
         Transport::Mq,
         Transport::Uds,
         Transport::IdleFloor,
@@ -47,6 +51,7 @@ impl Transport {
             Transport::Ringbus => "ringbus",
             Transport::RingbusPolling => "ringbus-polling",
             Transport::Eventfd => "eventfd",
+            Transport::Futex => "futex",
             Transport::Mq => "mq",
             Transport::Uds => "uds",
             Transport::IdleFloor => "idle-floor",

@@ -18,6 +18,7 @@ fn color(t: Transport) -> RGBColor {
         Transport::Ringbus => RGBColor(214, 39, 40),
         Transport::RingbusPolling => RGBColor(255, 127, 14),
         Transport::Eventfd => RGBColor(31, 119, 180),
+        Transport::Futex => RGBColor(23, 190, 207),
         Transport::Mq => RGBColor(44, 160, 44),
         Transport::Uds => RGBColor(148, 103, 189),
         Transport::IdleFloor => RGBColor(127, 127, 127),

@@ -64,18 +64,22 @@ fn ratio(v: Option<f64>) -> String {
 }
 
 /// The results as a markdown table, one row per (transport, subs, topics, payload). With
-/// several topics per tick, two more columns: e2e from the tick's start, and its ratio.
+/// several topics per tick, two more columns: e2e from the tick's start, and its ratio;
+/// with the futex baseline, one more: ringbus's e2e over its.
 pub fn markdown(rows: &[Row]) -> String {
     let ticks = rows.iter().any(|r| r.topics > 1);
+    let futex = rows.iter().any(|r| r.e2e_p50_vs_futex.is_some());
     let mut out = String::new();
     out.push_str(
         "| transport | subs | topics | payload | msgs | publish p50 µs | publish p99 µs | e2e p50 µs | e2e p99 µs \
          | last e2e p50 µs | last e2e p99 µs | syscalls/publish | syscalls max | lost \
          | publish p50 / eventfd | e2e p50 / eventfd | publish p50 / idle floor |",
     );
-    out.push_str(if ticks { " tick e2e p50 µs | tick e2e p50 / eventfd |\n" } else { "\n" });
+    out.push_str(if ticks { " tick e2e p50 µs | tick e2e p50 / eventfd |" } else { "" });
+    out.push_str(if futex { " e2e p50 / futex |\n" } else { "\n" });
     out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-    out.push_str(if ticks { "--:|--:|\n" } else { "\n" });
+    out.push_str(if ticks { "--:|--:|" } else { "" });
+    out.push_str(if futex { "--:|\n" } else { "\n" });
     for r in rows {
         let _ = write!(
             out,
@@ -100,6 +104,9 @@ pub fn markdown(rows: &[Row]) -> String {
         );
         if ticks {
             let _ = write!(out, " {} | {} |", num(r.tick_e2e_p50_us), ratio(r.tick_e2e_p50_vs_eventfd));
+        }
+        if futex {
+            let _ = write!(out, " {} |", ratio(r.e2e_p50_vs_futex));
         }
         out.push('\n');
     }

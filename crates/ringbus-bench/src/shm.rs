@@ -6,7 +6,7 @@ use anyhow::{ensure, Context, Result};
 use memmap2::MmapMut;
 use std::fs::OpenOptions;
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 #[derive(Debug)]
 pub(crate) struct SharedWords {
@@ -66,5 +66,15 @@ impl SharedWords {
         // (checked in `map`); `AtomicU64` has the size and alignment of `u64`; the slice
         // borrows `self`, which owns the mapping; all accesses to the file are atomic.
         unsafe { std::slice::from_raw_parts(self.base, self.len) }
+    }
+
+    /// The mapping as 32-bit atomic words (two per 64-bit word), for futexes. A file is
+    /// used through one of the two views only: the baselines' wake words never through
+    /// `words()`.
+    pub(crate) fn words32(&self) -> &[AtomicU32] {
+        // SAFETY: as in `words`: `base` starts a live, page-aligned mapping of `len * 8`
+        // bytes, i.e. `2 * len` properly aligned `AtomicU32`s, borrowed with `self`; all
+        // accesses to the file are atomic and of one width (see above).
+        unsafe { std::slice::from_raw_parts(self.base.cast::<AtomicU32>(), self.len * 2) }
     }
 }

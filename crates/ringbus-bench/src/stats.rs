@@ -38,12 +38,15 @@ pub struct Row {
     /// ringbus: measured publishes that found some of their topic's subscribers not
     /// asleep (still busy with the previous message); those need no wake-up.
     pub publishes_not_all_asleep: Option<u64>,
-    /// ringbus rows: publish p50 divided by the eventfd row's of the same run.
+    /// ringbus and futex rows: publish p50 divided by the eventfd row's of the same run.
     pub publish_p50_vs_eventfd: Option<f64>,
-    /// ringbus rows: e2e p50 divided by the eventfd row's of the same run.
+    /// ringbus and futex rows: e2e p50 divided by the eventfd row's of the same run.
     pub e2e_p50_vs_eventfd: Option<f64>,
-    /// ringbus rows: tick e2e p50 divided by the eventfd row's of the same run.
+    /// ringbus and futex rows: tick e2e p50 divided by the eventfd row's of the same run.
     pub tick_e2e_p50_vs_eventfd: Option<f64>,
+    /// ringbus rows: e2e p50 divided by the futex row's of the same run (what ringbus adds
+    /// to the bare wake protocol).
+    pub e2e_p50_vs_futex: Option<f64>,
     /// ringbus and ringbus-polling rows: publish p50 divided by the idle-floor row's of the
     /// same run (how many times the cost of touching one cache line after the same idle).
     pub publish_p50_vs_idle_floor: Option<f64>,
@@ -111,6 +114,7 @@ pub(crate) fn combine(repetitions: &[Row]) -> Row {
     row.publish_p50_vs_eventfd = optional(|r| r.publish_p50_vs_eventfd);
     row.e2e_p50_vs_eventfd = optional(|r| r.e2e_p50_vs_eventfd);
     row.tick_e2e_p50_vs_eventfd = optional(|r| r.tick_e2e_p50_vs_eventfd);
+    row.e2e_p50_vs_futex = optional(|r| r.e2e_p50_vs_futex);
     row.publish_p50_vs_idle_floor = optional(|r| r.publish_p50_vs_idle_floor);
     row.repetitions = repetitions.len() as u32;
     row
@@ -218,27 +222,33 @@ pub(crate) fn row(
         publish_p50_vs_eventfd: None,
         e2e_p50_vs_eventfd: None,
         tick_e2e_p50_vs_eventfd: None,
+        e2e_p50_vs_futex: None,
         publish_p50_vs_idle_floor: None,
         repetitions: 1,
     }
 }
 
-/// Fills the ratio columns of every ringbus row from the eventfd row of the same
-/// (subs, topics, payload), and of ringbus and ringbus-polling rows from the idle floor's.
+/// Fills the ratio columns of every ringbus and futex row from the eventfd row of the same
+/// (subs, topics, payload), of ringbus rows from the futex row's, and of ringbus and
+/// ringbus-polling rows from the idle floor's.
 pub fn fill_ratios(rows: &mut [Row]) {
     let of = |t: Transport, rows: &[Row]| -> Vec<Row> { rows.iter().filter(|r| r.transport == t).cloned().collect() };
     let (eventfd, floor) = (of(Transport::Eventfd, rows), of(Transport::IdleFloor, rows));
+    let futex = of(Transport::Futex, rows);
     /// The baseline row measured at the same (subs, topics, payload) as `r`.
     fn find<'b>(baselines: &'b [Row], r: &Row) -> Option<&'b Row> {
         baselines.iter().find(|b| (b.subs, b.topics, b.payload_bytes) == (r.subs, r.topics, r.payload_bytes))
     }
     for r in rows.iter_mut() {
-        if r.transport == Transport::Ringbus {
+        if matches!(r.transport, Transport::Ringbus | Transport::Futex) {
             if let Some(e) = find(&eventfd, r) {
                 r.publish_p50_vs_eventfd = Some(r.publish_p50_us / e.publish_p50_us);
                 r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / e.e2e_p50_us);
                 r.tick_e2e_p50_vs_eventfd = Some(r.tick_e2e_p50_us / e.tick_e2e_p50_us);
             }
+        }
+        if r.transport == Transport::Ringbus {
+            r.e2e_p50_vs_futex = find(&futex, r).map(|f| r.e2e_p50_us / f.e2e_p50_us);
         }
         if matches!(r.transport, Transport::Ringbus | Transport::RingbusPolling) {
             r.publish_p50_vs_idle_floor = find(&floor, r).map(|f| r.publish_p50_us / f.publish_p50_us);
@@ -273,6 +283,7 @@ mod tests {
             publish_p50_vs_eventfd: None,
             e2e_p50_vs_eventfd: None,
             tick_e2e_p50_vs_eventfd: None,
+            e2e_p50_vs_futex: None,
             publish_p50_vs_idle_floor: None,
             repetitions: 1,
         }

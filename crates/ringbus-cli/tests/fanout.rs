@@ -115,3 +115,21 @@ fn bad_options_fail_with_a_message_that_says_what_to_write() {
     assert!(!run.status.success());
     assert!(run.stderr.contains("ringbus-polling"), "{}", run.stderr);
 }
+
+#[test]
+fn the_futex_floor_delivers_everything_with_one_call_and_gives_ringbus_its_ratio() {
+    // Topic 0 has three subscribers (more than the two a publish wakes itself: the relay
+    // wakes the third), topic 1 has two.
+    let (run, rows) = tiny_fanout(&["--subs", "5", "--topics", "2", "--transports", "ringbus,futex,eventfd"]);
+    assert!(run.stdout.contains("| e2e p50 / futex |"), "the futex column appears:\n{}", run.stdout);
+    let futex = row(&rows, "futex");
+    assert_eq!((futex["messages"].as_u64(), futex["lost"].as_u64()), (Some(10), Some(0)), "{futex}");
+    assert!(futex["e2e_p50_vs_eventfd"].as_f64().is_some_and(|v| v > 0.0), "{futex}");
+    assert!(futex["e2e_p50_vs_futex"].is_null(), "{futex}");
+    let ringbus = row(&rows, "ringbus");
+    assert!(ringbus["e2e_p50_vs_futex"].as_f64().is_some_and(|v| v > 0.0), "{ringbus}");
+    if run.stderr.contains("system calls will not be counted") {
+        return;
+    }
+    assert_eq!(futex["syscalls_max"], 1, "one wake call per publish, relay or not: {futex}");
+}

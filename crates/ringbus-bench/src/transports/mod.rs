@@ -3,6 +3,7 @@
 //! bench hands each subscriber an [`Endpoint`] saying where to listen.
 
 mod eventfd;
+mod futex;
 mod idle;
 mod mq;
 mod ringbus;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub(crate) enum Endpoint {
     Ringbus { root: PathBuf, topic: String, polling: bool },
     Eventfd { fd: RawFd, ring: PathBuf },
+    Futex { ring: PathBuf, words: PathBuf },
     Mq { queue: String, ring: PathBuf },
     Uds { fd: RawFd },
 }
@@ -83,7 +85,7 @@ impl std::error::Error for Skip {}
 
 /// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers (none
 /// for the idle floor, which has no subscriber to start); `direct_wakes` goes to ringbus
-/// publishers.
+/// publishers and to the futex baseline.
 /// `tag` makes system-wide names (message queues) unique to this run and scenario.
 pub(crate) fn setup(
     s: &Scenario,
@@ -98,6 +100,10 @@ pub(crate) fn setup(
         }
         Transport::Eventfd => {
             let (f, h) = eventfd::EventfdFanout::create(s, &dir.join("ring"))?;
+            (Box::new(f), h)
+        }
+        Transport::Futex => {
+            let (f, h) = futex::FutexFanout::create(s, dir, direct_wakes)?;
             (Box::new(f), h)
         }
         Transport::Mq => {
@@ -120,6 +126,7 @@ pub(crate) fn receiver(s: &Scenario, index: u32, endpoint: &Endpoint) -> Result<
             Box::new(ringbus::RingbusReceiver::open(root, topic, *polling, index)?)
         }
         Endpoint::Eventfd { fd, ring } => Box::new(eventfd::EventfdReceiver::open(*fd, ring, s, topic)?),
+        Endpoint::Futex { ring, words } => Box::new(futex::FutexReceiver::open(ring, words, s, topic)?),
         Endpoint::Mq { queue, ring } => Box::new(mq::MqReceiver::open(queue, ring, s, topic)?),
         Endpoint::Uds { fd } => Box::new(uds::UdsReceiver::open(*fd, s.payload_bytes)?),
     })

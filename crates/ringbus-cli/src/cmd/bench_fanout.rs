@@ -21,6 +21,11 @@ Transports:
                    makes no system call (e2e is dominated by the poll period)
   eventfd          payload written in place in a 64-slot shared-memory ring, then one write()
                    per subscriber eventfd
+  futex            same ring, then ringbus's wake protocol and nothing else of ringbus: one
+                   shared futex word per topic, a sleepers count, wake 2 and a relay token for
+                   the first woken to wake the rest (--direct-wakes applies). Not in the default
+                   set: the floor of ringbus's design on this machine. ringbus rows then show
+                   their e2e p50 over its, and its own rows their ratios to eventfd
   mq               same ring, then one mq_send() per subscriber POSIX message queue
   uds              one AF_UNIX datagram (a full copy of the payload) per subscriber
   idle-floor       no transport, no subscriber: each tick writes one cache line of a private
@@ -53,6 +58,7 @@ Examples:
   ringbus bench fanout --topics 10 --subs 4,8,16,32,64,128 --json fanout.json --plot fanout.svg
   ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500
   ringbus bench fanout --transports ringbus,eventfd --subs 16,64,128 --size 64 --repeat 7
+  ringbus bench fanout --transports ringbus,futex,eventfd --subs 16 --size 64 --repeat 5
   ringbus bench fanout --topics 10 --subs 16,64,128 --size 64 --transports ringbus,eventfd --direct-wakes 16";
 
 /// Quick mode: three passes of 50 messages (150 per point, as many as one pass of 150 but
@@ -175,7 +181,7 @@ impl FanoutArgs {
         println!("- command: `{}`", report::command_line());
         println!(
             "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
-             ratios: ringbus ÷ eventfd{}\n",
+             ratios: ringbus (and futex) ÷ eventfd{}\n",
             config.count,
             config.rate_hz,
             config.warmup,
