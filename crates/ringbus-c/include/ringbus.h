@@ -35,12 +35,13 @@ enum rb_status
    */
   RB_EMPTY = 1,
   /**
-   * `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`: the timeout expired.
+   * `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`: the
+   * timeout expired.
    */
   RB_TIMEOUT = 2,
   /**
-   * A NULL pointer, a string that is not UTF-8, or a call out of order (a second loan, a
-   * publish without a loan, a publish longer than its loan).
+   * A NULL pointer, a string that is not UTF-8, a misaligned word, or a call out of order
+   * (a second loan, a publish without a loan, a publish longer than its loan).
    */
   RB_ERR_INVALID_ARGUMENT = -1,
   /**
@@ -540,6 +541,37 @@ uint64_t rb_sample_timestamp_ns(const rb_sample *sample);
  * released yet.
  */
 void rb_sample_release(rb_sample *sample);
+
+/**
+ * Waits until the 32-bit word at `word` differs from `expected` (at once if it does), at
+ * most `timeout_ns` nanoseconds (negative: no limit; 0: only look): `RB_OK`, with the
+ * value found in `*out_found` unless `out_found` is NULL, or `RB_TIMEOUT` (`*out_found`
+ * untouched). Spurious wake-ups are absorbed.
+ *
+ * Change the word first (an atomic store with release order), then call `rb_word_wake`:
+ * a waiter that has not slept yet sees the change and does not sleep.
+ *
+ * # Safety
+ * `word` points to a 4-byte aligned word that stays mapped during the call and is accessed
+ * only atomically by every thread and process (`__atomic` builtins on a `uint32_t`, or a
+ * C11 `_Atomic uint32_t` cast to `const uint32_t *`: the same layout with gcc and clang);
+ * `out_found` is NULL or writable.
+ */
+rb_status rb_word_wait(const uint32_t *word,
+                       uint32_t expected,
+                       int64_t timeout_ns,
+                       uint32_t *out_found);
+
+/**
+ * Wakes up to `n` processes or threads waiting on the word at `word` (`UINT32_MAX`: all of
+ * them) — in `rb_word_wait`, a ringbus wait, or a raw shared `FUTEX_WAIT` — with one system
+ * call, and stores how many woke in `*out_woken` unless it is NULL. Skip the call when you
+ * know nobody waits (a waiters count beside the word): it costs a system call even then.
+ *
+ * # Safety
+ * `word` is as for `rb_word_wait` (it is not written); `out_woken` is NULL or writable.
+ */
+rb_status rb_word_wake(const uint32_t *word, uint32_t n, uint32_t *out_woken);
 
 #ifdef __cplusplus
 }  // extern "C"

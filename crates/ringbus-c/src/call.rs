@@ -15,10 +15,11 @@ pub enum rb_status {
     RB_OK = 0,
     /// `rb_subscriber_take`: nothing new. `rb_semaphore_try_wait`: no free token.
     RB_EMPTY = 1,
-    /// `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`: the timeout expired.
+    /// `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`: the
+    /// timeout expired.
     RB_TIMEOUT = 2,
-    /// A NULL pointer, a string that is not UTF-8, or a call out of order (a second loan, a
-    /// publish without a loan, a publish longer than its loan).
+    /// A NULL pointer, a string that is not UTF-8, a misaligned word, or a call out of order
+    /// (a second loan, a publish without a loan, a publish longer than its loan).
     RB_ERR_INVALID_ARGUMENT = -1,
     /// A system call failed (the message names it and the path).
     RB_ERR_IO = -2,

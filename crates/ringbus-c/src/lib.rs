@@ -4,7 +4,8 @@
 //! Every function that can fail returns an [`rb_status`]; the failure's message — the core's
 //! error text, which says what to do — is kept per thread for [`rb_last_error`]. A panic
 //! never crosses into C: it becomes [`rb_status::RB_ERR_PANIC`]. Handles are boxed Rust
-//! values and every pointer argument is checked for NULL. Nodes, latches and semaphores
+//! values and every pointer argument is checked for NULL. Shared-memory words need no
+//! handle at all: `rb_word_wait` and `rb_word_wake` take the word's address. Nodes, latches and semaphores
 //! may be used by several threads at once; publishers, subscribers and samples by one at
 //! a time.
 
@@ -15,6 +16,7 @@ mod node;
 mod objects;
 mod publisher;
 mod subscriber;
+mod words;
 
 pub use call::{rb_last_error, rb_status, rb_version};
 pub use node::{rb_node, rb_node_close, rb_node_open, rb_topic_options, rb_wake};
@@ -32,6 +34,7 @@ pub use subscriber::{
     rb_subscriber_close, rb_subscriber_lost, rb_subscriber_open, rb_subscriber_receive, rb_subscriber_take,
     rb_subscriber_taken,
 };
+pub use words::{rb_word_wait, rb_word_wake};
 
 // Every handle may be handed to another thread, and those documented as shared may be used
 // by several at once: this stops compiling if what they wrap changes.

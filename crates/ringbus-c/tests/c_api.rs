@@ -1,8 +1,9 @@
 //! The C API from C: the committed header is what cbindgen makes of the crate today; the
 //! example and a test program compile with `-Wall -Wextra -Werror` under AddressSanitizer
 //! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
-//! exchanging messages, worker processes sharing job tokens after a latch, and every error
-//! path with its status and message.
+//! exchanging messages, worker processes sharing job tokens after a latch, processes
+//! waking each other through shared words by address alone, and every error path with its
+//! status and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -171,4 +172,17 @@ fn c_workers_share_job_tokens_after_a_latch() {
         .filter(|name| name.starts_with("latch.") || name.starts_with("sem."))
         .collect();
     assert!(left.is_empty(), "unlinked objects left behind: {left:?}");
+}
+
+#[test]
+fn c_processes_wait_on_and_wake_shared_words_by_address() {
+    let root = TestRoot::new("words");
+    std::fs::create_dir(&root.0).unwrap();
+    let exe = compile(&crate_dir().join("tests/c/words.c"), "words");
+    // The C side checks every value in order, each wait bounded, and the bad arguments.
+    let out = run(&exe, &["words", root.path(), "1000"]);
+    assert!(out.starts_with("ping-pong: 1000 rounds, the child was woken "), "{out}");
+    assert!(out.ends_with("words ok\n"), "{out}");
+    let left: Vec<_> = std::fs::read_dir(&root.0).unwrap().collect();
+    assert!(left.is_empty(), "the words file was left behind: {left:?}");
 }
