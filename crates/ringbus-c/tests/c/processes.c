@@ -14,18 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ringbus.h"
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n  last error: %s\n", rb_last_error());     \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
-
-#define OK(call) CHECK((call) == RB_OK, "%s", #call)
+#include "check.h"
 
 static rb_topic_options topic_options(void) {
     rb_topic_options o = {0};

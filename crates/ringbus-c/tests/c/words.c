@@ -13,18 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "ringbus.h"
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s\n  ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n  last error: %s\n", rb_last_error());     \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
-
-#define OK(call) CHECK((call) == RB_OK, "%s", #call)
+#include "check.h"
 
 static const int64_t STEP_LIMIT_NS = 10LL * 1000 * 1000 * 1000;
 /* u32 words per cache line: the two ping-pong words sit on lines of their own. */
