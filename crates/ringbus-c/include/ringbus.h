@@ -8,7 +8,8 @@
  * rb_last_error() describes what went wrong and what to do, for the calling
  * thread. Handles are opaque. Nodes, latches and semaphores may be used by
  * several threads at once; publishers, subscribers and samples by one thread
- * at a time. Build and link: see crates/ringbus-c/README.md. */
+ * at a time; a wait set only by the thread that opened it. Build and link:
+ * see crates/ringbus-c/README.md. */
 
 #ifndef RINGBUS_H
 #define RINGBUS_H
@@ -16,6 +17,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/**
+ * `rb_waitset_attach_fd`'s interest and `RB_EVENT_FD`'s value: readable.
+ */
+#define RB_FD_READABLE 1
+
+/**
+ * `rb_waitset_attach_fd`'s interest and `RB_EVENT_FD`'s value: writable.
+ */
+#define RB_FD_WRITABLE 2
+
+/**
+ * `RB_EVENT_FD`'s value: hung up or failed.
+ */
+#define RB_FD_HANGUP 4
 
 /**
  * What a call returned. `RB_OK` and the positive values are outcomes; the negative ones are
@@ -119,6 +135,40 @@ typedef int32_t rb_status;
 #endif // __cplusplus
 
 /**
+ * What became ready.
+ */
+typedef enum {
+  /**
+   * The subscriber may have data: `rb_subscriber_take` until `RB_EMPTY`.
+   */
+  RB_EVENT_DATA = 1,
+  /**
+   * The word changed; `value` is its new value (the next wait waits for it to change again).
+   */
+  RB_EVENT_WORD = 2,
+  /**
+   * The latch is set (reported at every wait until it is reset).
+   */
+  RB_EVENT_LATCH_SET = 3,
+  /**
+   * A semaphore token was taken for you: `rb_semaphore_post` it back when done.
+   */
+  RB_EVENT_TOKEN = 4,
+  /**
+   * The fd is ready (level-triggered); `value` holds `RB_FD_*` bits.
+   */
+  RB_EVENT_FD = 5,
+  /**
+   * An interval elapsed; `value` is how many periods passed since it last fired.
+   */
+  RB_EVENT_INTERVAL = 6,
+  /**
+   * The deadline passed (reported once).
+   */
+  RB_EVENT_DEADLINE = 7,
+} rb_event_kind;
+
+/**
  * How a subscriber learns of new messages (`rb_topic_options::wake`).
  */
 enum rb_wake
@@ -178,6 +228,11 @@ typedef struct rb_semaphore rb_semaphore;
 typedef struct rb_subscriber rb_subscriber;
 
 /**
+ * A wait set, used only by the thread that opened it.
+ */
+typedef struct rb_waitset rb_waitset;
+
+/**
  * A topic's settings. Zero-initialize it (`rb_topic_options o = {0};`) and set what you
  * need: every field left 0 means "the default for a new topic, whatever the topic already
  * has for an existing one". A set field that differs from an existing topic's makes the
@@ -222,6 +277,16 @@ typedef struct {
    */
   uint32_t wake;
 } rb_topic_options;
+
+/**
+ * One ready source: the key its `rb_waitset_attach_*` returned, what happened, and a
+ * value for `RB_EVENT_WORD`, `RB_EVENT_FD` and `RB_EVENT_INTERVAL` (0 otherwise).
+ */
+typedef struct {
+  uint64_t key;
+  rb_event_kind kind;
+  uint64_t value;
+} rb_event;
 
 #ifdef __cplusplus
 extern "C" {
@@ -541,6 +606,139 @@ uint64_t rb_sample_timestamp_ns(const rb_sample *sample);
  * released yet.
  */
 void rb_sample_release(rb_sample *sample);
+
+/**
+ * Opens an empty wait set on the cheapest backend (futex while only shared-memory sources
+ * and timers are attached; io_uring, or epoll where io_uring is refused, once an fd is).
+ * It belongs to the calling thread. On failure `*out_waitset` is NULL.
+ *
+ * # Safety
+ * `out_waitset` is writable.
+ */
+rb_status rb_waitset_open(rb_waitset **out_waitset);
+
+/**
+ * Wakes on data for `subscriber` (opened with `RB_WAKE_ON_DATA`: `RB_ERR_POLLING_ONLY`
+ * otherwise). The subscriber stays usable; on `RB_EVENT_DATA`, take until `RB_EMPTY`.
+ *
+ * # Safety
+ * `ws` is a live wait set; `subscriber` a live subscriber not used by another thread
+ * during the call; `out_key` writable.
+ */
+rb_status rb_waitset_attach_subscriber(rb_waitset *ws,
+                                       const rb_subscriber *subscriber,
+                                       uint64_t *out_key);
+
+/**
+ * Wakes when the 32-bit word at `word` differs from `expected` (`RB_EVENT_WORD`, with the
+ * new value, which becomes the next `expected`). Woken by `rb_word_wake` from any process.
+ *
+ * # Safety
+ * `ws` is a live wait set; `word` as for `rb_word_wait`, and it stays mapped until it is
+ * detached or the wait set closed; `out_key` writable.
+ */
+rb_status rb_waitset_attach_word(rb_waitset *ws,
+                                 const uint32_t *word,
+                                 uint32_t expected,
+                                 uint64_t *out_key);
+
+/**
+ * Wakes while `latch` is set (`RB_EVENT_LATCH_SET` at every wait until it is reset).
+ *
+ * # Safety
+ * `ws` is a live wait set; `latch` a live latch; `out_key` writable.
+ */
+rb_status rb_waitset_attach_latch(rb_waitset *ws, const rb_latch *latch, uint64_t *out_key);
+
+/**
+ * Takes a token of `semaphore` for you whenever one is free: each `RB_EVENT_TOKEN` is one
+ * token you now hold and must `rb_semaphore_post` back.
+ *
+ * # Safety
+ * `ws` is a live wait set; `semaphore` a live semaphore; `out_key` writable.
+ */
+rb_status rb_waitset_attach_semaphore(rb_waitset *ws,
+                                      const rb_semaphore *semaphore,
+                                      uint64_t *out_key);
+
+/**
+ * Wakes when `fd` is readable and/or writable (`interest`: `RB_FD_READABLE`,
+ * `RB_FD_WRITABLE` or both; level-triggered). The wait set watches a duplicate, so the
+ * caller may close its fd at any time (then detach: the duplicate stays open until then).
+ *
+ * # Safety
+ * `ws` is a live wait set; `out_key` writable.
+ */
+rb_status rb_waitset_attach_fd(rb_waitset *ws, int32_t fd, uint32_t interest, uint64_t *out_key);
+
+/**
+ * Fires every `period_ns` nanoseconds (more than 0), first one period from now.
+ *
+ * # Safety
+ * `ws` is a live wait set; `out_key` writable.
+ */
+rb_status rb_waitset_attach_interval(rb_waitset *ws, uint64_t period_ns, uint64_t *out_key);
+
+/**
+ * Fires once, `in_ns` nanoseconds from now.
+ *
+ * # Safety
+ * `ws` is a live wait set; `out_key` writable.
+ */
+rb_status rb_waitset_attach_deadline(rb_waitset *ws, uint64_t in_ns, uint64_t *out_key);
+
+/**
+ * Detaches the source `key` (`RB_ERR_INVALID_ARGUMENT` if no source has it). Its pending
+ * events are dropped, except semaphore tokens, which go back to the semaphore.
+ *
+ * # Safety
+ * `ws` is a live wait set.
+ */
+rb_status rb_waitset_detach(rb_waitset *ws, uint64_t key);
+
+/**
+ * Waits until a source is ready or `timeout_ns` passes (negative: no limit; 0: only look)
+ * and writes up to `capacity` events to `events`: `RB_OK` with `*out_count` ≥ 1, or
+ * `RB_TIMEOUT` with 0. Events beyond `capacity` are returned by the next call, at once.
+ * With nothing attached and no limit: `RB_ERR_INVALID_ARGUMENT` (it would never return).
+ *
+ * # Safety
+ * `ws` is a live wait set; `events` writable for `capacity` events; `out_count` writable.
+ */
+rb_status rb_waitset_wait(rb_waitset *ws,
+                          int64_t timeout_ns,
+                          rb_event *events,
+                          size_t capacity,
+                          size_t *out_count);
+
+/**
+ * An fd that becomes readable when `rb_waitset_wait` would report something, for a
+ * foreign event loop (epoll, libuv, ...): poll it, then call `rb_waitset_wait` with a
+ * timeout of 0, which collects the events and re-arms. Valid until the wait set is closed.
+ *
+ * # Safety
+ * `ws` is a live wait set; `out_fd` writable.
+ */
+rb_status rb_waitset_fd(rb_waitset *ws, int32_t *out_fd);
+
+/**
+ * The backend in use now: "futex", "io_uring" or "epoll" (static storage); "" for NULL or
+ * a call from another thread.
+ *
+ * # Safety
+ * `ws` is NULL or a live wait set.
+ */
+const char *rb_waitset_backend(rb_waitset *ws);
+
+/**
+ * Closes the wait set (NULL: nothing): detaches everything and gives back the semaphore
+ * tokens of events never returned. `RB_ERR_INVALID_ARGUMENT` from another thread than the
+ * one that opened it (the wait set then stays open).
+ *
+ * # Safety
+ * `ws` is NULL or a live wait set, not used again after `RB_OK`.
+ */
+rb_status rb_waitset_close(rb_waitset *ws);
 
 /**
  * Waits until the 32-bit word at `word` differs from `expected` (at once if it does), at

@@ -5,7 +5,8 @@
 //! error text, which says what to do — is kept per thread for [`rb_last_error`]. A panic
 //! never crosses into C: it becomes [`rb_status::RB_ERR_PANIC`]. Handles are boxed Rust
 //! values and every pointer argument is checked for NULL. Shared-memory words need no
-//! handle at all: `rb_word_wait` and `rb_word_wake` take the word's address. Nodes, latches and semaphores
+//! handle at all: `rb_word_wait` and `rb_word_wake` take the word's address. A wait set
+//! belongs to the thread that opened it. Nodes, latches and semaphores
 //! may be used by several threads at once; publishers, subscribers and samples by one at
 //! a time.
 
@@ -16,6 +17,7 @@ mod node;
 mod objects;
 mod publisher;
 mod subscriber;
+mod waitset;
 mod words;
 
 pub use call::{rb_last_error, rb_status, rb_version};
@@ -33,6 +35,12 @@ pub use subscriber::{
     rb_sample, rb_sample_data, rb_sample_len, rb_sample_release, rb_sample_timestamp_ns, rb_subscriber,
     rb_subscriber_close, rb_subscriber_lost, rb_subscriber_open, rb_subscriber_receive, rb_subscriber_take,
     rb_subscriber_taken,
+};
+pub use waitset::{
+    rb_event, rb_event_kind, rb_waitset, rb_waitset_attach_deadline, rb_waitset_attach_fd, rb_waitset_attach_interval,
+    rb_waitset_attach_latch, rb_waitset_attach_semaphore, rb_waitset_attach_subscriber, rb_waitset_attach_word,
+    rb_waitset_backend, rb_waitset_close, rb_waitset_detach, rb_waitset_fd, rb_waitset_open, rb_waitset_wait,
+    RB_FD_HANGUP, RB_FD_READABLE, RB_FD_WRITABLE,
 };
 pub use words::{rb_word_wait, rb_word_wake};
 

@@ -12,11 +12,11 @@ use std::ffi::c_char;
 
 /// A one-bit event between processes: `rb_latch_set` wakes every waiter (one system call,
 /// none if nobody waits); the owner resets it, then looks for work, then waits.
-pub struct rb_latch(Latch);
+pub struct rb_latch(pub(crate) Latch);
 
 /// A counting semaphore between processes: `rb_semaphore_post` wakes exactly one sleeper
 /// (no herd) and makes no system call when nobody sleeps.
-pub struct rb_semaphore(Semaphore);
+pub struct rb_semaphore(pub(crate) Semaphore);
 
 /// The opening steps both objects share: check the out-pointer, borrow the node, read the
 /// name, open, hand the handle over.

@@ -7,7 +7,7 @@ use ringbus::{ReceiveError, Sample, Subscriber};
 use std::ffi::{c_char, c_void};
 
 /// A subscriber on one topic.
-pub struct rb_subscriber(Subscriber);
+pub struct rb_subscriber(pub(crate) Subscriber);
 
 /// A message held in place in shared memory until `rb_sample_release`; it counts against
 /// the topic's `max_held` and keeps its chunk from being reused meanwhile.

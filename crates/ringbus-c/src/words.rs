@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicU32;
 /// # Safety
 /// `word` is NULL, misaligned, or points to a 32-bit word that stays mapped for the call and
 /// that every thread and process accesses only atomically (C11 atomics or `__atomic`).
-unsafe fn word_at<'a>(word: *const u32) -> Result<&'a AtomicU32, Failure> {
+pub(crate) unsafe fn word_at<'a>(word: *const u32) -> Result<&'a AtomicU32, Failure> {
     if word.is_null() {
         return Err(Failure::invalid("word is NULL"));
     }

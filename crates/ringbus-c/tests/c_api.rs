@@ -2,8 +2,8 @@
 //! example and a test program compile with `-Wall -Wextra -Werror` under AddressSanitizer
 //! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
 //! exchanging messages, worker processes sharing job tokens after a latch, processes
-//! waking each other through shared words by address alone, and every error path with its
-//! status and message.
+//! waking each other through shared words by address alone, a wait set over every kind of
+//! source, and every error path with its status and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -185,4 +185,14 @@ fn c_processes_wait_on_and_wake_shared_words_by_address() {
     assert!(out.ends_with("words ok\n"), "{out}");
     let left: Vec<_> = std::fs::read_dir(&root.0).unwrap().collect();
     assert!(left.is_empty(), "the words file was left behind: {left:?}");
+}
+
+#[test]
+fn a_c_wait_set_reports_every_kind_of_source_and_keeps_every_token() {
+    let root = TestRoot::new("waitset");
+    let exe = compile(&crate_dir().join("tests/c/waitset.c"), "waitset");
+    // The C side checks each event's key, kind and value, the fd for foreign loops, the
+    // thread rule, the token given back at detach and the bad arguments.
+    let out = run(&exe, &["waitset", root.path()]);
+    assert!(out.starts_with("waitset ok: 5 sources, "), "{out}");
 }
