@@ -23,9 +23,9 @@ Transports:
                    per subscriber eventfd
   futex            same ring, then ringbus's wake protocol and nothing else of ringbus: one
                    shared futex word per topic, a sleepers count, wake 2 and a relay token for
-                   the first woken to wake the rest (--direct-wakes applies). Not in the default
-                   set: the floor of ringbus's design on this machine. ringbus rows then show
-                   their e2e p50 over its, and its own rows their ratios to eventfd
+                   the first woken to wake the rest (--direct-wakes applies): the floor of
+                   ringbus's design on this machine. ringbus rows show their e2e p50 over its,
+                   and its own rows their ratios to eventfd
   mq               same ring, then one mq_send() per subscriber POSIX message queue
   uds              one AF_UNIX datagram (a full copy of the payload) per subscriber
   idle-floor       no transport, no subscriber: each tick writes one cache line of a private
@@ -117,7 +117,7 @@ pub struct FanoutArgs {
         long,
         value_name = "NAME,..",
         value_delimiter = ',',
-        default_value = "ringbus,ringbus-polling,eventfd,mq,uds,idle-floor"
+        default_value = "ringbus,ringbus-polling,futex,eventfd,mq,uds,idle-floor"
     )]
     transports: Vec<Transport>,
 
