@@ -1,0 +1,117 @@
+//! `ringbus-bridge`: carries ringbus topics to other machines through Eclipse Zenoh, and
+//! back (a separate command from `ringbus`: Zenoh is a heavy build).
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use ringbus_zenoh::{Bridge, BridgeConfig, Direction, Mapping};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const AFTER_HELP: &str = "\
+Each TOPIC travels as the Zenoh key expression ringbus/TOPIC unless TOPIC=KEY_EXPR names
+another. Two bridges that map the same topic both ways deliver every message once to each
+side: a bridge never sends back what it received, and never hears its own puts.
+
+On exit (Ctrl-C or SIGTERM) each mapping prints its counters: to_zenoh, from_zenoh,
+own_skipped (its own messages seen on the topic and not sent back), too_large (from Zenoh,
+over the topic's max_payload_bytes), lost (it fell more than the topic's depth behind),
+errors. Exit codes: 0 stopped, 1 error, 2 bad usage.
+
+Examples:
+  ringbus-bridge --both camera/front --listen tcp/0.0.0.0:7447
+  ringbus-bridge --both camera/front --connect tcp/192.168.1.20:7447
+  ringbus-bridge --out imu=robot1/imu --in cmd=robot1/cmd --no-multicast --connect tcp/10.0.0.2:7447";
+
+/// Carries ringbus topics to other machines through Eclipse Zenoh (peer mode), and back.
+#[derive(Debug, Parser)]
+#[command(name = "ringbus-bridge", version, after_help = AFTER_HELP)]
+struct Args {
+    /// Sends what is published on TOPIC here to Zenoh. Repeatable. Example: --out camera/front
+    #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
+    out: Vec<String>,
+
+    /// Publishes on TOPIC here what others put on its key expression. Repeatable. Example: --in cmd
+    #[arg(long = "in", value_name = "TOPIC[=KEY_EXPR]")]
+    incoming: Vec<String>,
+
+    /// Both ways (what came in is never sent back). Repeatable. Example: --both status
+    #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
+    both: Vec<String>,
+
+    /// A Zenoh endpoint to listen on. Repeatable. Example: --listen tcp/0.0.0.0:7447
+    #[arg(long, value_name = "ENDPOINT")]
+    listen: Vec<String>,
+
+    /// A Zenoh endpoint (another bridge or a router) to connect to. Repeatable. Example: --connect tcp/192.168.1.20:7447
+    #[arg(long, value_name = "ENDPOINT")]
+    connect: Vec<String>,
+
+    /// Do not look for peers by UDP multicast on the local network (only --listen/--connect)
+    #[arg(long)]
+    no_multicast: bool,
+
+    /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-$UID]
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+impl Args {
+    fn config(&self) -> Result<BridgeConfig, String> {
+        let groups = [(&self.out, Direction::Out), (&self.incoming, Direction::In), (&self.both, Direction::Both)];
+        let mut mappings = Vec::new();
+        for (specs, direction) in groups {
+            for spec in specs {
+                mappings.push(Mapping::parse(spec, direction)?);
+            }
+        }
+        Ok(BridgeConfig {
+            root: self.root.clone(),
+            mappings,
+            listen: self.listen.clone(),
+            connect: self.connect.clone(),
+            multicast_scouting: !self.no_multicast,
+        })
+    }
+}
+
+fn run(config: &BridgeConfig) -> Result<()> {
+    let bridge = Bridge::start(config)?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    ctrlc::set_handler(move || {
+        let _ = tx.send(());
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    println!("ready: {} mapping(s)", config.mappings.len());
+    for m in &config.mappings {
+        println!("  {m}");
+    }
+    let _ = rx.recv();
+    let counters = bridge.counters().to_vec();
+    bridge.stop(); // the counters are final once every mapping has stopped
+    for (m, c) in counters {
+        println!("{}: {}", m.topic, c.line());
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let config = match args.config() {
+        Ok(c) if !c.mappings.is_empty() => c,
+        Ok(_) => {
+            eprintln!("error: nothing to bridge: give at least one --out, --in or --both TOPIC (see --help)");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Two `ringbus-bridge` processes, each on its own ringbus root (two "machines"), joined
+//! over TCP loopback with multicast scouting off: every message published on one side
+//! arrives once, in order, on the other; nothing comes back as an echo; each bridge's
+//! counters add up. Every wait is bounded, so a broken bridge fails instead of hanging.
+
+use ringbus::{Node, Sample, Subscriber};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const LIMIT: Duration = Duration::from_secs(30);
+const MESSAGES: usize = 300;
+const TOPIC: &str = "demo/bridged";
+
+/// A running bridge, killed if the test fails before it stops it.
+struct BridgeProcess {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl BridgeProcess {
+    fn start(root: &Path, args: &[&str]) -> BridgeProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus-bridge"))
+            .arg("--root")
+            .arg(root)
+            .args(["--no-multicast", "--both", TOPIC])
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("cannot start ringbus-bridge");
+        let lines = forward_lines(child.stdout.take().unwrap());
+        let first = lines.recv_timeout(LIMIT).expect("the bridge did not start");
+        assert!(first.starts_with("ready: 1 mapping"), "{first}");
+        BridgeProcess { child, lines }
+    }
+
+    /// SIGTERM, then the counters line it prints on the way out.
+    fn stop(mut self) -> String {
+        // SAFETY: kill(2) on our own child's pid, with a valid signal number.
+        let sent = unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        assert_eq!(sent, 0, "cannot signal the bridge");
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let line = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+            let line = line.expect("the bridge printed no counters after SIGTERM");
+            if let Some(counters) = line.strip_prefix(&format!("{TOPIC}: ")) {
+                let status = self.child.wait().unwrap();
+                assert!(status.success(), "the bridge exited with {status}");
+                return counters.to_string();
+            }
+        }
+    }
+}
+
+impl Drop for BridgeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn forward_lines(stdout: ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn counter(line: &str, name: &str) -> u64 {
+    let value = line.split(' ').find_map(|kv| kv.strip_prefix(&format!("{name}=")));
+    value.and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("no {name} in {line:?}"))
+}
+
+/// Receives until `prefix` messages 0..MESSAGES are all in, or the limit; returns them.
+fn collect(sub: &mut Subscriber, prefix: &str) -> Vec<String> {
+    let deadline = Instant::now() + LIMIT;
+    let mut got = Vec::new();
+    while got.len() < MESSAGES && Instant::now() < deadline {
+        if let Ok(sample) = sub.receive(Some(Duration::from_millis(100))) {
+            let text = text(&sample);
+            if text.starts_with(prefix) {
+                got.push(text);
+            }
+        }
+    }
+    got
+}
+
+fn text(sample: &Sample) -> String {
+    String::from_utf8_lossy(&sample[..]).into_owned()
+}
+
+/// Publishes probes from `from` until one reaches `to`: the path is up both in Zenoh
+/// (peers connected, subscriptions declared) and in both bridges.
+fn wait_for_path(from: &mut ringbus::Publisher, to: &mut Subscriber) {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        assert!(Instant::now() < deadline, "no probe crossed the bridge within {LIMIT:?}");
+        from.publish_copy(b"probe").unwrap();
+        if let Ok(sample) = to.receive(Some(Duration::from_millis(100))) {
+            if text(&sample) == "probe" {
+                return;
+            }
+        }
+    }
+}
+
+/// What one side sees after a round: its own messages once (from its own publisher), the
+/// other side's once each and in order, and nothing twice.
+fn send_round(from: &mut ringbus::Publisher, from_sub: &mut Subscriber, to_sub: &mut Subscriber, prefix: &str) {
+    let expected: Vec<String> = (0..MESSAGES).map(|i| format!("{prefix}{i}")).collect();
+    // Both sides read while the messages flow (a topic keeps only its last `depth`).
+    let (own, other) = std::thread::scope(|s| {
+        let own = s.spawn(|| collect(from_sub, prefix));
+        let other = s.spawn(|| collect(to_sub, prefix));
+        for m in &expected {
+            from.publish_copy(m.as_bytes()).unwrap();
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        (own.join().unwrap(), other.join().unwrap())
+    });
+    assert_eq!(other, expected, "the other side got these {prefix} messages");
+    assert_eq!(own, expected, "the sending side saw its own messages");
+    // An echo would arrive after the originals: give it time to show, then look.
+    std::thread::sleep(Duration::from_millis(500));
+    for sub in [from_sub, to_sub] {
+        while let Ok(Some(sample)) = sub.take() {
+            assert!(!text(&sample).starts_with(prefix), "{:?} arrived twice (an echo)", text(&sample));
+        }
+    }
+}
+
+#[test]
+fn two_bridges_deliver_each_message_once_each_way_and_never_echo() {
+    let scratch = tempfile::Builder::new().prefix("ringbus-test-zenoh-").tempdir_in("/dev/shm").unwrap();
+    let (root_a, root_b) = (scratch.path().join("a"), scratch.path().join("b"));
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let bridge_a = BridgeProcess::start(&root_a, &["--listen", &endpoint]);
+    let bridge_b = BridgeProcess::start(&root_b, &["--connect", &endpoint, "--listen", "tcp/127.0.0.1:0"]);
+
+    let (node_a, node_b) = (Node::with_root("side-a", &root_a).unwrap(), Node::with_root("side-b", &root_b).unwrap());
+    let (mut pub_a, mut sub_a) = (node_a.topic(TOPIC).publisher().unwrap(), node_a.topic(TOPIC).subscriber().unwrap());
+    let (mut pub_b, mut sub_b) = (node_b.topic(TOPIC).publisher().unwrap(), node_b.topic(TOPIC).subscriber().unwrap());
+    wait_for_path(&mut pub_a, &mut sub_b);
+    wait_for_path(&mut pub_b, &mut sub_a);
+
+    send_round(&mut pub_a, &mut sub_a, &mut sub_b, "a");
+    send_round(&mut pub_b, &mut sub_b, &mut sub_a, "b");
+
+    for (side, counters) in [("a", bridge_a.stop()), ("b", bridge_b.stop())] {
+        for name in ["too_large", "lost", "errors"] {
+            assert_eq!(counter(&counters, name), 0, "bridge {side}: {counters}");
+        }
+        // Whatever a bridge published from Zenoh, its own subscriber saw and did not send back.
+        assert_eq!(counter(&counters, "own_skipped"), counter(&counters, "from_zenoh"), "bridge {side}: {counters}");
+        assert!(counter(&counters, "to_zenoh") >= MESSAGES as u64, "bridge {side}: {counters}");
+        assert!(counter(&counters, "from_zenoh") >= MESSAGES as u64, "bridge {side}: {counters}");
+    }
+}
+
+#[test]
+fn bad_arguments_fail_with_a_message_that_says_what_to_write() {
+    let scratch = tempfile::Builder::new().prefix("ringbus-test-zenoh-").tempdir_in("/dev/shm").unwrap();
+    let root = scratch.path().join("root");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ringbus-bridge"))
+            .arg("--root")
+            .arg(&root)
+            .arg("--no-multicast")
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run(&[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--out, --in or --both"), "{err}");
+    let (code, err) = run(&["--out", "=key"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("TOPIC=KEY_EXPR"), "{err}");
+    let (code, err) = run(&["--out", "camera=a//b"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not a Zenoh key expression") && !err.contains(".rs:"), "{err}");
+    let (code, err) = run(&["--in", "bad name"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot open the ringbus topic \"bad name\"") && err.contains("only letters"), "{err}");
+    let (code, err) = run(&["--out", "camera", "--listen", "nonsense"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("nonsense"), "{err}");
+}
