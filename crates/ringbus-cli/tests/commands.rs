@@ -264,3 +264,17 @@ fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     assert_eq!(clean["removed"], serde_json::json!([]), "a queue is not a foreign file");
     consumer.unlink();
 }
+
+#[test]
+fn bridge_hands_over_to_ringbus_bridge_or_says_how_to_install_it() {
+    let scratch = tempfile::tempdir().unwrap();
+    let run = ringbus(&["bridge", "--help"], None, &scratch, LIMIT);
+    let handed_over = run.status.success() && run.stdout.contains("Usage: ringbus-bridge");
+    let explained = run.status.code() == Some(1)
+        && run.stderr.contains("not installed")
+        && run.stderr.contains("cargo install --locked --path crates/ringbus-zenoh");
+    assert!(handed_over || explained, "{}\n{}", run.stdout, run.stderr);
+    // In a workspace build (`cargo test --workspace`) the bridge sits beside `ringbus`.
+    let beside = Path::new(env!("CARGO_BIN_EXE_ringbus")).with_file_name("ringbus-bridge");
+    assert!(handed_over || !beside.is_file(), "{} exists but was not run:\n{}", beside.display(), run.stderr);
+}

@@ -8,6 +8,7 @@ mod bench_route;
 mod bench_tokens;
 mod bench_wake;
 mod bench_worker;
+mod bridge;
 mod clean;
 mod completions;
 mod doctor;
@@ -41,6 +42,9 @@ pub enum Command {
     /// A MAVLink router between UDP, TCP and ringbus topics; `route ctl` talks to a running one.
     #[command(long_about = route::LONG_ABOUT)]
     Route(route::RouteArgs),
+    /// Carries topics to other machines through Eclipse Zenoh (runs ringbus-bridge).
+    #[command(long_about = bridge::LONG_ABOUT)]
+    Bridge(bridge::BridgeArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Checks what ringbus needs from this machine and says how to fix each problem.
@@ -76,6 +80,7 @@ impl Command {
             Command::Clean(args) => args.run(),
             Command::Top(args) => args.run(),
             Command::Route(args) => args.run(),
+            Command::Bridge(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::Doctor(args) => args.run(),
             Command::Completions(args) => args.run(cli()),
