@@ -36,6 +36,7 @@ fn bridge(root: &std::path::Path, mappings: Vec<Mapping>, listen: &str, connect:
         listen: vec![listen.to_string()],
         connect: connect.map(|c| vec![c.to_string()]).unwrap_or_default(),
         multicast_scouting: false,
+        max_payload_bytes: None,
     })
     .expect("cannot start a bridge")
 }

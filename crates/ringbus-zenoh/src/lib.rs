@@ -72,6 +72,10 @@ pub struct BridgeConfig {
     pub connect: Vec<String>,
     /// Find peers on the local network by UDP multicast (Zenoh's default).
     pub multicast_scouting: bool,
+    /// The largest message the bridged topics must take: a topic the bridge creates is
+    /// created so, an existing one with another limit is an error naming both (`None`:
+    /// what the topic has, or ringbus's default of 4096 bytes for one the bridge creates).
+    pub max_payload_bytes: Option<u64>,
 }
 
 /// A running bridge. [`Bridge::stop`] (or dropping it) ends it.
@@ -132,8 +136,12 @@ impl Bridge {
         let mut ends = Vec::new();
         for m in &config.mappings {
             let topic_error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
-            let publisher = m.direction.incoming().then(|| node.topic(&m.topic).publisher()).transpose();
-            let subscriber = m.direction.outgoing().then(|| node.topic(&m.topic).subscriber()).transpose();
+            let topic = || match config.max_payload_bytes {
+                Some(n) => node.topic(&m.topic).max_payload_bytes(n),
+                None => node.topic(&m.topic),
+            };
+            let publisher = m.direction.incoming().then(|| topic().publisher()).transpose();
+            let subscriber = m.direction.outgoing().then(|| topic().subscriber()).transpose();
             ends.push((m, publisher.map_err(topic_error)?, subscriber.map_err(topic_error)?));
         }
         let session = zenoh::open(zenoh_config).wait().map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?;

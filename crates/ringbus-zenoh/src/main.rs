@@ -12,6 +12,9 @@ Each TOPIC travels as the Zenoh key expression ringbus/TOPIC unless TOPIC=KEY_EX
 another. Two bridges that map the same topic both ways deliver every message once to each
 side: a bridge never sends back what it received, and never hears its own puts.
 
+A message from Zenoh larger than its topic's max_payload_bytes is dropped and counted
+(too_large): give --max-payload-bytes where the topics carry large messages.
+
 On exit (Ctrl-C or SIGTERM) each mapping prints its counters: to_zenoh, from_zenoh,
 own_skipped (its own messages seen on the topic and not sent back), too_large (from Zenoh,
 over the topic's max_payload_bytes), lost (it fell more than the topic's depth behind),
@@ -50,6 +53,12 @@ struct Args {
     #[arg(long)]
     no_multicast: bool,
 
+    /// The largest message the bridged topics take: topics the bridge creates get this limit;
+    /// an existing topic with another is an error [default: the topic's own, or 4096 for one
+    /// the bridge creates]. Example: --max-payload-bytes 1048576
+    #[arg(long, value_name = "BYTES")]
+    max_payload_bytes: Option<u64>,
+
     /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-$UID]
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -70,6 +79,7 @@ impl Args {
             listen: self.listen.clone(),
             connect: self.connect.clone(),
             multicast_scouting: !self.no_multicast,
+            max_payload_bytes: self.max_payload_bytes,
         })
     }
 }

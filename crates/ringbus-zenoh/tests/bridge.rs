@@ -22,10 +22,15 @@ struct BridgeProcess {
 
 impl BridgeProcess {
     fn start(root: &Path, args: &[&str]) -> BridgeProcess {
+        BridgeProcess::start_with(root, TOPIC, args)
+    }
+
+    /// A bridge of `topic` both ways.
+    fn start_with(root: &Path, topic: &str, args: &[&str]) -> BridgeProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus-bridge"))
             .arg("--root")
             .arg(root)
-            .args(["--no-multicast", "--both", TOPIC])
+            .args(["--no-multicast", "--both", topic])
             .args(args)
             .stdout(Stdio::piped())
             .spawn()
@@ -45,7 +50,7 @@ impl BridgeProcess {
         loop {
             let line = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now()));
             let line = line.expect("the bridge printed no counters after SIGTERM");
-            if let Some(counters) = line.strip_prefix(&format!("{TOPIC}: ")) {
+            if let Some((_, counters)) = line.split_once(": ").filter(|(_, c)| c.starts_with("to_zenoh=")) {
                 let status = self.child.wait().unwrap();
                 assert!(status.success(), "the bridge exited with {status}");
                 return counters.to_string();
@@ -69,6 +74,12 @@ fn forward_lines(stdout: ChildStdout) -> mpsc::Receiver<String> {
         }
     });
     rx
+}
+
+/// The test topic, created before the bridges open it, deep enough (256 messages, 128 ms
+/// at the tests' pace) that a bridge's subscriber is not lapped on a loaded machine.
+fn deep(node: &Node) -> ringbus::TopicBuilder {
+    node.topic(TOPIC).depth(256)
 }
 
 fn free_port() -> u16 {
@@ -144,12 +155,11 @@ fn two_bridges_deliver_each_message_once_each_way_and_never_echo() {
     let scratch = tempfile::Builder::new().prefix("ringbus-test-zenoh-").tempdir_in("/dev/shm").unwrap();
     let (root_a, root_b) = (scratch.path().join("a"), scratch.path().join("b"));
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let (node_a, node_b) = (Node::with_root("side-a", &root_a).unwrap(), Node::with_root("side-b", &root_b).unwrap());
+    let (mut pub_a, mut sub_a) = (deep(&node_a).publisher().unwrap(), node_a.topic(TOPIC).subscriber().unwrap());
+    let (mut pub_b, mut sub_b) = (deep(&node_b).publisher().unwrap(), node_b.topic(TOPIC).subscriber().unwrap());
     let bridge_a = BridgeProcess::start(&root_a, &["--listen", &endpoint]);
     let bridge_b = BridgeProcess::start(&root_b, &["--connect", &endpoint, "--listen", "tcp/127.0.0.1:0"]);
-
-    let (node_a, node_b) = (Node::with_root("side-a", &root_a).unwrap(), Node::with_root("side-b", &root_b).unwrap());
-    let (mut pub_a, mut sub_a) = (node_a.topic(TOPIC).publisher().unwrap(), node_a.topic(TOPIC).subscriber().unwrap());
-    let (mut pub_b, mut sub_b) = (node_b.topic(TOPIC).publisher().unwrap(), node_b.topic(TOPIC).subscriber().unwrap());
     wait_for_path(&mut pub_a, &mut sub_b);
     wait_for_path(&mut pub_b, &mut sub_a);
 
@@ -196,4 +206,80 @@ fn bad_arguments_fail_with_a_message_that_says_what_to_write() {
     let (code, err) = run(&["--out", "camera", "--listen", "nonsense"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("nonsense"), "{err}");
+}
+
+#[test]
+fn a_message_over_the_far_topics_limit_is_counted_not_published() {
+    const LARGE: &str = "demo/large";
+    let scratch = tempfile::Builder::new().prefix("ringbus-test-zenoh-").tempdir_in("/dev/shm").unwrap();
+    let (root_a, root_b) = (scratch.path().join("a"), scratch.path().join("b"));
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    // A's topics take 64 KiB; B's bridge creates its topic with ringbus's default, 4 KiB.
+    let bridge_a = BridgeProcess::start_with(&root_a, LARGE, &["--listen", &endpoint, "--max-payload-bytes", "65536"]);
+    let bridge_b = BridgeProcess::start_with(&root_b, LARGE, &["--connect", &endpoint, "--listen", "tcp/127.0.0.1:0"]);
+    let (node_a, node_b) = (Node::with_root("side-a", &root_a).unwrap(), Node::with_root("side-b", &root_b).unwrap());
+    let mut pub_a = node_a.topic(LARGE).max_payload_bytes(65536).publisher().unwrap();
+    let mut sub_b = node_b.topic(LARGE).subscriber().unwrap();
+    wait_for_path(&mut pub_a, &mut sub_b);
+
+    let fitting: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+    pub_a.publish_copy(&vec![7u8; 8192]).unwrap(); // over B's limit
+    pub_a.publish_copy(&fitting).unwrap();
+    let sample = loop {
+        let sample = sub_b.receive(Some(LIMIT)).expect("the 4 KiB message did not arrive");
+        if sample[..] != *b"probe" {
+            break sample;
+        }
+    };
+    assert!(sample[..] == fitting[..], "the 4 KiB message arrived changed ({} bytes)", sample.len());
+    let counters_b = bridge_b.stop();
+    assert_eq!(counter(&counters_b, "too_large"), 1, "bridge b: {counters_b}");
+    assert_eq!(counter(&counters_b, "errors"), 0, "bridge b: {counters_b}");
+    let counters_a = bridge_a.stop();
+    assert_eq!(counter(&counters_a, "errors"), 0, "bridge a: {counters_a}");
+}
+
+#[test]
+fn a_bridge_killed_with_sigkill_is_replaced_and_traffic_resumes() {
+    let scratch = tempfile::Builder::new().prefix("ringbus-test-zenoh-").tempdir_in("/dev/shm").unwrap();
+    let (root_a, root_b) = (scratch.path().join("a"), scratch.path().join("b"));
+    let endpoint = format!("tcp/127.0.0.1:{}", free_port());
+    let b_args = ["--connect", endpoint.as_str(), "--listen", "tcp/127.0.0.1:0"];
+    let (node_a, node_b) = (Node::with_root("side-a", &root_a).unwrap(), Node::with_root("side-b", &root_b).unwrap());
+    let mut pub_a = deep(&node_a).publisher().unwrap();
+    let mut sub_b = deep(&node_b).subscriber().unwrap();
+    let bridge_a = BridgeProcess::start(&root_a, &["--listen", &endpoint]);
+    let bridge_b = BridgeProcess::start(&root_b, &b_args);
+    wait_for_path(&mut pub_a, &mut sub_b);
+
+    // SIGKILL while messages flow (Drop kills with SIGKILL and reaps).
+    for i in 0..20 {
+        pub_a.publish_copy(format!("before{i}").as_bytes()).unwrap();
+        // Paced: a burst longer than the topic's depth would be lost by the bridge's
+        // subscriber (and counted), which is not what this test is about.
+        std::thread::sleep(Duration::from_micros(500));
+    }
+    drop(bridge_b);
+    // Its replacement takes over the dead one's place on root B (its publisher and
+    // subscriber slots) and Zenoh reconnects it to A.
+    let bridge_b = BridgeProcess::start(&root_b, &b_args);
+    wait_for_path(&mut pub_a, &mut sub_b);
+    let expected: Vec<String> = (0..MESSAGES).map(|i| format!("after{i}")).collect();
+    let got = std::thread::scope(|s| {
+        let receiver = s.spawn(|| collect(&mut sub_b, "after"));
+        for m in &expected {
+            pub_a.publish_copy(m.as_bytes()).unwrap();
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        receiver.join().unwrap()
+    });
+    assert_eq!(got, expected, "after the restart");
+    let counters = bridge_b.stop();
+    assert_eq!((counter(&counters, "errors"), counter(&counters, "lost")), (0, 0), "bridge b: {counters}");
+    // While its peer died, A's puts could block (CongestionControl::Block) long enough for
+    // A's subscriber to be lapped (seen with a depth of 16): only the 20 messages around
+    // the kill may be lost, and they are counted.
+    let counters = bridge_a.stop();
+    assert_eq!(counter(&counters, "errors"), 0, "bridge a: {counters}");
+    assert!(counter(&counters, "lost") <= 20, "bridge a: {counters}");
 }
