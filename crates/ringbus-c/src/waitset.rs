@@ -10,7 +10,7 @@
 //! is never dropped, and one pending when its source is detached goes back to the
 //! semaphore.
 
-use crate::call::{guard, out, timeout, Failure};
+use crate::call::{guard, handle, out, shared, timeout, Failure};
 use crate::objects::{rb_latch, rb_semaphore};
 use crate::rb_status;
 use crate::subscriber::rb_subscriber;
@@ -173,7 +173,7 @@ unsafe fn attach(
 ) -> rb_status {
     guard(|| {
         // SAFETY: the caller promises `out_key` is NULL or writable.
-        let slot = unsafe { out_key.as_mut() }.ok_or_else(|| Failure::invalid("out_key is NULL"))?;
+        let slot = unsafe { handle(out_key, "out_key") }?;
         // SAFETY: forwarded from the caller's contract.
         let ws = unsafe { on_own_thread(ws) }?;
         let (key, semaphore, fd) = attach(&ws.set)?;
@@ -251,7 +251,7 @@ pub unsafe extern "C" fn rb_waitset_attach_latch(
     // SAFETY: the caller's contract.
     unsafe {
         attach(ws, out_key, |set| {
-            let latch = latch.as_ref().ok_or_else(|| Failure::invalid("latch is NULL"))?;
+            let latch = shared(latch, "latch")?;
             Ok((set.attach_latch(&latch.0)?.keep(), None, None))
         })
     }
@@ -271,7 +271,7 @@ pub unsafe extern "C" fn rb_waitset_attach_semaphore(
     // SAFETY: the caller's contract.
     unsafe {
         attach(ws, out_key, |set| {
-            let semaphore = semaphore.as_ref().ok_or_else(|| Failure::invalid("semaphore is NULL"))?;
+            let semaphore = shared(semaphore, "semaphore")?;
             Ok((set.attach_semaphore(&semaphore.0)?.keep(), Some(semaphore.0.clone()), None))
         })
     }
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn rb_waitset_wait(
 ) -> rb_status {
     guard(|| {
         // SAFETY: the caller promises `out_count` is NULL or writable.
-        let count = unsafe { out_count.as_mut() }.ok_or_else(|| Failure::invalid("out_count is NULL"))?;
+        let count = unsafe { handle(out_count, "out_count") }?;
         *count = 0;
         if events.is_null() || capacity == 0 {
             return Err(Failure::invalid("events must point to room for at least one rb_event (capacity > 0)"));
@@ -418,7 +418,7 @@ pub unsafe extern "C" fn rb_waitset_wait(
 pub unsafe extern "C" fn rb_waitset_fd(ws: *mut rb_waitset, out_fd: *mut i32) -> rb_status {
     guard(|| {
         // SAFETY: the caller promises `out_fd` is NULL or writable.
-        let slot = unsafe { out_fd.as_mut() }.ok_or_else(|| Failure::invalid("out_fd is NULL"))?;
+        let slot = unsafe { handle(out_fd, "out_fd") }?;
         *slot = -1;
         // SAFETY: the caller's contract.
         *slot = unsafe { on_own_thread(ws) }?.set.as_raw_fd()?;

@@ -29,16 +29,19 @@ fn mapping(topic: &str, direction: Direction) -> Mapping {
     Mapping::parse(topic, direction).unwrap()
 }
 
-fn bridge(root: &std::path::Path, mappings: Vec<Mapping>, listen: &str, connect: Option<&str>) -> Bridge {
-    Bridge::start(&BridgeConfig {
-        root: Some(root.to_path_buf()),
-        mappings,
+/// Loopback only: the endpoints given, no multicast scouting.
+fn link(listen: &str, connect: Option<&str>) -> BridgeConfig {
+    BridgeConfig {
         listen: vec![listen.to_string()],
         connect: connect.map(|c| vec![c.to_string()]).unwrap_or_default(),
         multicast_scouting: false,
-        max_payload_bytes: None,
-    })
-    .expect("cannot start a bridge")
+        ..BridgeConfig::default()
+    }
+}
+
+fn bridge(root: &std::path::Path, mappings: Vec<Mapping>, listen: &str, connect: Option<&str>) -> Bridge {
+    let config = BridgeConfig { root: Some(root.to_path_buf()), mappings, ..link(listen, connect) };
+    Bridge::start(&config).expect("cannot start a bridge")
 }
 
 /// p50 and p99 of `samples` in µs.
@@ -117,16 +120,8 @@ fn through_bridges(round_trips: usize) -> Vec<u64> {
 /// Round trips between two bare Zenoh sessions over the same kind of TCP loopback link.
 fn through_zenoh(round_trips: usize) -> Vec<u64> {
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
-    let session = |listen: &str, connect: Option<&str>| {
-        let mut c = zenoh::Config::default();
-        c.insert_json5("mode", "\"peer\"").unwrap();
-        c.insert_json5("scouting/multicast/enabled", "false").unwrap();
-        c.insert_json5("listen/endpoints", &format!("[\"{listen}\"]")).unwrap();
-        if let Some(connect) = connect {
-            c.insert_json5("connect/endpoints", &format!("[\"{connect}\"]")).unwrap();
-        }
-        zenoh::open(c).wait().unwrap()
-    };
+    // Configured as a bridge's session is.
+    let session = |listen: &str, connect| zenoh::open(link(listen, connect).zenoh_config().unwrap()).wait().unwrap();
     let (a, b) = (session(&endpoint, None), session("tcp/127.0.0.1:0", Some(&endpoint)));
     let pong_b = b.declare_publisher("zpong").wait().unwrap();
     let _echo = b

@@ -94,25 +94,30 @@ fn zenoh_reason(e: &impl std::fmt::Display) -> String {
     text.split(" at /").next().unwrap_or_default().trim_end_matches('.').to_string()
 }
 
-fn zenoh_config(c: &BridgeConfig) -> Result<zenoh::Config, BridgeError> {
-    let mut config = zenoh::Config::default();
-    let mut set = |key: &str, value: String| {
-        config
-            .insert_json5(key, &value)
-            .map_err(|e| BridgeError::Config { what: format!("{key} = {value}"), reason: zenoh_reason(&e) })
-    };
-    set("mode", "\"peer\"".into())?;
-    let list = |endpoints: &[String]| serde_json::to_string(endpoints).expect("strings serialize");
-    if !c.listen.is_empty() {
-        set("listen/endpoints", list(&c.listen))?;
+impl BridgeConfig {
+    /// The Zenoh session configuration a bridge opens with: peer mode, the endpoints,
+    /// multicast scouting on or off (also what `examples/bridge_bench.rs` gives its bare
+    /// Zenoh baseline, so both run over the same kind of link).
+    pub fn zenoh_config(&self) -> Result<zenoh::Config, BridgeError> {
+        let mut config = zenoh::Config::default();
+        let mut set = |key: &str, value: String| {
+            config
+                .insert_json5(key, &value)
+                .map_err(|e| BridgeError::Config { what: format!("{key} = {value}"), reason: zenoh_reason(&e) })
+        };
+        set("mode", "\"peer\"".into())?;
+        let list = |endpoints: &[String]| serde_json::to_string(endpoints).expect("strings serialize");
+        if !self.listen.is_empty() {
+            set("listen/endpoints", list(&self.listen))?;
+        }
+        if !self.connect.is_empty() {
+            set("connect/endpoints", list(&self.connect))?;
+        }
+        if !self.multicast_scouting {
+            set("scouting/multicast/enabled", "false".into())?;
+        }
+        Ok(config)
     }
-    if !c.connect.is_empty() {
-        set("connect/endpoints", list(&c.connect))?;
-    }
-    if !c.multicast_scouting {
-        set("scouting/multicast/enabled", "false".into())?;
-    }
-    Ok(config)
 }
 
 impl Bridge {
@@ -131,7 +136,7 @@ impl Bridge {
             None => Node::new("ringbus-bridge"),
         }
         .map_err(BridgeError::Node)?;
-        let zenoh_config = zenoh_config(config)?;
+        let zenoh_config = config.zenoh_config()?;
         // The ringbus side next: a bad topic fails before anything goes on the network.
         let mut ends = Vec::new();
         for m in &config.mappings {

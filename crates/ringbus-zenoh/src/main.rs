@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use ringbus_zenoh::{Bridge, BridgeConfig, Direction, Mapping};
+use ringbus_zenoh::{Bridge, BridgeConfig, BridgeError, Direction, Mapping};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -109,7 +109,7 @@ fn main() -> ExitCode {
     let config = match args.config() {
         Ok(c) if !c.mappings.is_empty() => c,
         Ok(_) => {
-            eprintln!("error: nothing to bridge: give at least one --out, --in or --both TOPIC (see --help)");
+            eprintln!("error: {} (see --help)", BridgeError::NoMapping);
             return ExitCode::from(2);
         }
         Err(e) => {
