@@ -29,6 +29,7 @@ const DROP_WAIT: Duration = Duration::from_secs(1);
 /// What a completion belongs to: the ring tags every request's user_data with its kind in
 /// the top two bits, so it alone decides when a futex vector may be freed.
 const KIND_SHIFT: u32 = 62;
+const KIND_NOP: u64 = 0;
 const KIND_WAITV: u64 = 1 << KIND_SHIFT;
 const KIND_POLL: u64 = 2 << KIND_SHIFT;
 const KIND_CANCEL: u64 = 3 << KIND_SHIFT;
@@ -45,6 +46,8 @@ pub enum Reaped {
     Poll { tag: u64, result: i32 },
     /// A cancel or poll removal ended (its result says whether it found its target).
     Cancel { result: i32 },
+    /// A no-op ended (see [`Ring::post_nop`]).
+    Nop,
 }
 
 /// A futex vector the kernel may still read, and the tag of its request.
@@ -169,6 +172,19 @@ impl Ring {
         unsafe { self.push(&sqe) }
     }
 
+    /// Posts a completion that means nothing, so that the ring's fd is readable until the
+    /// next reap — unless completions already wait (then it is readable anyway): no system
+    /// call in that case, one `io_uring_enter` otherwise.
+    pub fn post_nop(&mut self) -> io::Result<()> {
+        if !self.ring.completion().is_empty() {
+            return Ok(());
+        }
+        let sqe = opcode::Nop::new().build().user_data(KIND_NOP);
+        // SAFETY: a NOP references no memory.
+        unsafe { self.push(&sqe) }?;
+        self.submit_and_wait(Some(Duration::ZERO))
+    }
+
     /// # Safety
     /// Whatever memory `sqe` references must stay valid until its completion is reaped.
     unsafe fn push(&mut self, sqe: &squeue::Entry) -> io::Result<()> {
@@ -208,6 +224,7 @@ impl Ring {
                     Reaped::Waitv { tag, result }
                 }
                 KIND_POLL => Reaped::Poll { tag, result },
+                KIND_NOP => Reaped::Nop,
                 _ => Reaped::Cancel { result },
             });
         }
@@ -275,6 +292,23 @@ mod tests {
         assert!(ring.push_waitv(1, vec![WaitvEntry::new(&word, 0); WAITV_MAX + 1]).is_err());
         ring.push_waitv(1, vec![WaitvEntry::new(&word, 0)]).expect("push");
         assert!(ring.push_waitv(1, vec![WaitvEntry::new(&word, 0)]).is_err(), "tag 1 is pending");
+    }
+
+    #[test]
+    fn a_nop_makes_the_fd_readable_until_reaped() {
+        let mut ring = Ring::new().expect("io_uring");
+        let readable = |ring: &Ring| {
+            let mut pfd = libc::pollfd { fd: ring.fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid pollfd on our stack, timeout 0.
+            let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+            ready == 1
+        };
+        assert!(!readable(&ring));
+        ring.post_nop().expect("nop");
+        ring.post_nop().expect("a second one is not needed: completions wait");
+        assert!(readable(&ring));
+        assert_eq!(reap_all(&mut ring, 1), vec![Reaped::Nop], "one completion, not two");
+        assert!(!readable(&ring));
     }
 
     #[test]

@@ -98,6 +98,11 @@ pub enum WaitSetError {
 /// The most shared-memory sources one wait set sleeps on (the `futex_waitv` limit).
 pub const MAX_WORDS: usize = crate::sys::futex::WAITV_MAX;
 
+/// How many times a wait whose deadline has passed looks again because the armed vector
+/// ended under it (a word moved between the look and the sleep); then it returns and
+/// leaves a foreign loop's fd readable. Reached only by words that keep moving.
+const MAX_LOOKS_AFTER_DEADLINE: u32 = 64;
+
 struct ArmedVector {
     id: u64,
     keys: Vec<Key>,
@@ -432,7 +437,9 @@ impl Inner<'_> {
         Ok(())
     }
 
-    fn complete(&mut self, completions: Vec<Completion>) {
+    /// Files what the backend reported; returns whether a futex vector ended.
+    fn complete(&mut self, completions: Vec<Completion>) -> bool {
+        let mut vector_ended = false;
         for completion in completions {
             match completion {
                 Completion::Futex { id, result } => {
@@ -440,6 +447,7 @@ impl Inner<'_> {
                         continue;
                     };
                     let vector = self.outstanding.remove(i);
+                    vector_ended = true;
                     if let Ok(entry) = result {
                         if let Some(r) = vector.registrations.get(entry) {
                             r.woken();
@@ -450,6 +458,7 @@ impl Inner<'_> {
                 Completion::Fd { token, revents } => self.fd_ready(Key(token), revents),
             }
         }
+        vector_ended
     }
 
     fn fd_ready(&mut self, key: Key, revents: u32) {
@@ -473,8 +482,18 @@ impl Inner<'_> {
         self.pending.push(Event { key, kind });
     }
 
+    /// Looks, arms, sleeps until something is ready or the deadline passes.
+    ///
+    /// With a deadline already passed (`wait(0)`, what a foreign loop calls when the fd is
+    /// readable), an fd backend must not return "nothing" while the fd is quiet and the
+    /// words are unwatched: data published then would never make the fd readable. So a
+    /// look that finds nothing always ends with the vector armed *and submitted* (the
+    /// backend's `wait` submits); if that reaped the end of the armed vector (a word moved
+    /// since the look, or a wake came), it looks and arms again. See [`Inner::finish`]
+    /// for the other half (returning events).
     fn wait_into(&mut self, deadline_ns: Option<u64>, events: &mut Vec<Event>) -> Result<(), WaitSetError> {
         let mut completions = Vec::new();
+        let mut looks_after_deadline = 0;
         loop {
             self.look(monotonic_ns(), events);
             if events.is_empty() {
@@ -483,11 +502,7 @@ impl Inner<'_> {
             let now = monotonic_ns();
             let expired = deadline_ns.is_some_and(|d| now >= d);
             if !events.is_empty() || (expired && self.sleeper.kind() == Backend::Futex) {
-                if self.sleeper.kind() == Backend::Futex {
-                    self.sleeper.disarm();
-                    self.settle();
-                }
-                return Ok(());
+                return self.finish(events);
             }
             let wake_at = match (deadline_ns, self.next_timer_ns()) {
                 (Some(d), Some(t)) => Some(d.min(t)),
@@ -500,12 +515,35 @@ impl Inner<'_> {
                 return Err(WaitSetError::NothingToWaitFor);
             }
             self.sleeper.wait(wake_at, &mut completions)?;
-            self.complete(std::mem::take(&mut completions));
+            let vector_ended = self.complete(std::mem::take(&mut completions));
             if expired {
                 events.append(&mut self.pending);
-                return Ok(());
+                if !events.is_empty() || !vector_ended || self.sleeper.armed().is_some() {
+                    return self.finish(events);
+                }
+                looks_after_deadline += 1;
+                if looks_after_deadline == MAX_LOOKS_AFTER_DEADLINE {
+                    // Words that keep moving under every look: let the caller come back.
+                    self.sleeper.keep_readable()?;
+                    return Ok(());
+                }
             }
         }
+    }
+
+    /// Ends a wait that returns `events`. The futex backend lets go of its vector. An fd
+    /// backend whose fd a foreign loop polls keeps that fd readable until the next wait if
+    /// there are events: the sources that were ready are not armed, and a loop that goes
+    /// back to polling after handling them (instead of calling `wait(0)` until it returns
+    /// nothing) must still hear of what arrives next — the next wait arms them.
+    fn finish(&mut self, events: &[Event]) -> Result<(), WaitSetError> {
+        if self.sleeper.kind() == Backend::Futex {
+            self.sleeper.disarm();
+            self.settle();
+        } else if self.fd_wanted && !events.is_empty() {
+            self.sleeper.keep_readable()?;
+        }
+        Ok(())
     }
 }
 

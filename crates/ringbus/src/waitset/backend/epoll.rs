@@ -251,6 +251,11 @@ impl Sleeper for EpollSleeper {
     fn raw_fd(&self) -> Option<RawFd> {
         Some(self.epoll.as_raw_fd())
     }
+
+    fn keep_readable(&mut self) -> io::Result<()> {
+        // Drained by the next `wait`, like a completion the helper files.
+        self.shared.eventfd.signal()
+    }
 }
 
 impl Drop for EpollSleeper {

@@ -65,4 +65,8 @@ impl Sleeper for FutexSleeper {
     fn raw_fd(&self) -> Option<RawFd> {
         None
     }
+
+    fn keep_readable(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }

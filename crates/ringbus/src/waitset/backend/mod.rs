@@ -95,6 +95,10 @@ pub(crate) trait Sleeper: Send {
     fn wait(&mut self, deadline_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()>;
     /// An fd a foreign event loop can poll: readable when `wait` would report something.
     fn raw_fd(&self) -> Option<RawFd>;
+    /// Makes the fd of [`Sleeper::raw_fd`] readable until the next `wait` (which then
+    /// reports nothing for it): the wait set returned events without leaving everything
+    /// armed, and a foreign loop must come back. No fd, nothing to do.
+    fn keep_readable(&mut self) -> io::Result<()>;
 }
 
 /// Builds the backend `kind`.

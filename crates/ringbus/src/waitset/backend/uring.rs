@@ -71,7 +71,7 @@ impl UringSleeper {
                 watch.polling = false;
                 out.push(Completion::Fd { token: watch.token, revents: revents(result) });
             }
-            Reaped::Cancel { .. } => {}
+            Reaped::Cancel { .. } | Reaped::Nop => {}
         });
     }
 }
@@ -143,6 +143,10 @@ impl Sleeper for UringSleeper {
 
     fn raw_fd(&self) -> Option<RawFd> {
         Some(self.ring.fd())
+    }
+
+    fn keep_readable(&mut self) -> io::Result<()> {
+        self.ring.post_nop()
     }
 }
 
