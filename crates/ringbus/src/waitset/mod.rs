@@ -10,6 +10,8 @@
 //! word: a publish, `Latch::set`, `Semaphore::post` or [`crate::wake`] from any process.
 
 pub(crate) mod backend;
+#[cfg(all(test, not(miri)))] // thousands of runs: too slow under Miri, and no unsafe code
+mod interleavings;
 pub mod probe;
 mod source;
 
@@ -190,9 +192,19 @@ impl<'a> WaitSet<'a> {
             BackendChoice::Auto => Backend::Futex,
             BackendChoice::Force(b) => b,
         };
+        Ok(Self::on(choice, backend::build(kind)?))
+    }
+
+    /// A wait set on a model of a backend.
+    #[cfg(test)]
+    fn with_sleeper(sleeper: Box<dyn Sleeper>) -> WaitSet<'a> {
+        Self::on(BackendChoice::Force(sleeper.kind()), sleeper)
+    }
+
+    fn on(choice: BackendChoice, sleeper: Box<dyn Sleeper>) -> WaitSet<'a> {
         let inner = Inner {
             choice,
-            sleeper: backend::build(kind)?,
+            sleeper,
             sources: Vec::new(),
             next_key: 0,
             next_vector: 0,
@@ -200,7 +212,7 @@ impl<'a> WaitSet<'a> {
             pending: Vec::new(),
             fd_wanted: false,
         };
-        Ok(WaitSet { inner: RefCell::new(inner) })
+        WaitSet { inner: RefCell::new(inner) }
     }
 
     /// The backend in use right now.
