@@ -70,6 +70,17 @@ macro_rules! conformance_tests {
         fn a_wait_set_reports_fds_and_words() {
             $crate::waitset::backend::conformance::a_wait_set_reports_fds_and_words($backend);
         }
+
+        #[test]
+        fn keep_readable_lasts_until_the_next_wait() {
+            $crate::waitset::backend::conformance::keep_readable_lasts_until_the_next_wait($sleeper);
+        }
+
+        #[test]
+        fn a_foreign_loop_hears_every_publish() {
+            $crate::waitset::backend::conformance::a_foreign_loop_hears_every_publish($backend, false);
+            $crate::waitset::backend::conformance::a_foreign_loop_hears_every_publish($backend, true);
+        }
     };
 }
 pub(crate) use conformance_tests;
@@ -323,4 +334,75 @@ pub(super) fn a_wait_set_reports_fds_and_words(backend: Backend) {
     assert!(events.iter().any(|e| e.key == word_key && e.kind == EventKind::Word(9)), "{events:?}");
     let events = set.wait(Some(QUIET)).expect("wait");
     assert!(events.iter().all(|e| e.key != word_key), "the word is not reported twice: {events:?}");
+}
+
+/// Whether `fd` is readable now.
+fn readable(fd: std::os::fd::RawFd) -> bool {
+    let outer = Epoll::new().expect("epoll");
+    outer.add(fd, libc::EPOLLIN as u32, 0).expect("watch the backend's fd");
+    let mut ready = Vec::new();
+    outer.wait(Some(Duration::ZERO), &mut ready).expect("epoll_wait");
+    !ready.is_empty()
+}
+
+pub(super) fn keep_readable_lasts_until_the_next_wait(mut s: Box<dyn Sleeper>) {
+    let fd = s.raw_fd().expect("an asynchronous backend has an fd");
+    assert!(!readable(fd), "a new backend's fd is quiet");
+    s.keep_readable().expect("keep readable");
+    s.keep_readable().expect("keep readable");
+    assert!(readable(fd), "readable after keep_readable");
+    assert!(readable(fd), "and still, until a wait");
+    let mut seen = Vec::new();
+    s.wait(Some(0), &mut seen).expect("wait");
+    assert!(seen.is_empty(), "keep_readable reports nothing: {seen:?}");
+    assert!(!readable(fd), "quiet again after the wait");
+}
+
+/// A foreign event loop — epoll on the wait set's fd, then `wait(0)` (until it returns
+/// nothing, or once per readiness) — against a thread that bumps three words and wakes
+/// them 3000 times: every bump is reported, and the loop never waits [`PATIENCE`] on a
+/// quiet fd while a bump is unreported.
+pub(super) fn a_foreign_loop_hears_every_publish(backend: Backend, once_per_readiness: bool) {
+    const BUMPS: u32 = 3000;
+    let words = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
+    let set = WaitSet::with_backend(BackendChoice::Force(backend)).expect("wait set");
+    let keys: Vec<_> = words.iter().map(|w| set.attach_word(w, 0).expect("attach_word").keep()).collect();
+    let outer = Epoll::new().expect("epoll");
+    outer.add(set.as_raw_fd().expect("fd"), libc::EPOLLIN as u32, 0).expect("watch the wait set's fd");
+    let mut reported = [0u32; 3];
+    let want = [BUMPS / 3; 3];
+    thread::scope(|scope| {
+        scope.spawn(|| {
+            for i in 0..BUMPS {
+                let word = &words[i as usize % 3];
+                // Release: pairs with the Acquire load of the wait set's look.
+                word.fetch_add(1, Ordering::Release);
+                crate::wake(word, u32::MAX);
+                if i % 7 == 0 {
+                    thread::yield_now();
+                }
+            }
+        });
+        let mut ready = Vec::new();
+        while reported != want {
+            ready.clear();
+            let give_up = Instant::now() + PATIENCE;
+            // The first poll after a submit may end early (EINTR, see above): poll again.
+            while ready.is_empty() && Instant::now() < give_up {
+                outer.wait(Some(give_up - Instant::now()), &mut ready).expect("epoll_wait");
+            }
+            assert!(!ready.is_empty(), "the fd stayed quiet for {PATIENCE:?} with {reported:?} of {want:?} reported");
+            loop {
+                let events = set.wait(Some(Duration::ZERO)).expect("wait");
+                for event in &events {
+                    let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
+                    let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
+                    reported[i] = value;
+                }
+                if events.is_empty() || once_per_readiness {
+                    break;
+                }
+            }
+        }
+    });
 }
