@@ -3,7 +3,8 @@
 //! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
 //! exchanging messages, worker processes sharing job tokens after a latch, processes
 //! waking each other through shared words by address alone, a wait set over every kind of
-//! source, and every error path with its status and message.
+//! source, an epoll loop sleeping on wait sets' fds, and every error path with its status
+//! and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -195,4 +196,14 @@ fn a_c_wait_set_reports_every_kind_of_source_and_keeps_every_token() {
     // thread rule, the token given back at detach and the bad arguments.
     let out = run(&exe, &["waitset", root.path()]);
     assert!(out.starts_with("waitset ok: 5 sources, "), "{out}");
+}
+
+#[test]
+fn a_c_epoll_loop_on_wait_set_fds_hears_every_message() {
+    let root = TestRoot::new("foreign-loop");
+    let exe = compile(&crate_dir().join("tests/c/foreign_loop.c"), "foreign-loop");
+    // The C side fails if its epoll sits 2 s on quiet fds while a message waits, or if a
+    // message is missing or out of order.
+    let out = run(&exe, &[root.path()]);
+    assert!(out.starts_with("foreign loop ok: 10000 messages, "), "{out}");
 }

@@ -13,7 +13,46 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use ringbus::{EventKind, Interest, Key};
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
+
+/// A value that only the thread that made it may reach: the core wait set (not `Sync`,
+/// and its io_uring completions are posted through the thread that submitted). Any thread
+/// may hold it or drop it; every other use from another thread is a `ringbus.Error`, not
+/// a panic.
+struct ThreadBound<T> {
+    owner: ThreadId,
+    value: T,
+}
+
+// SAFETY: `value` is reached through `&ThreadBound` only by `get`, which refuses every
+// thread but `owner`: no two threads ever hold `&T` at once, so sharing the wrapper is as
+// sound as sending `T` (which `T: Send` allows) to the owner.
+unsafe impl<T: Send> Sync for ThreadBound<T> {}
+
+impl<T> ThreadBound<T> {
+    fn new(value: T) -> ThreadBound<T> {
+        ThreadBound { owner: std::thread::current().id(), value }
+    }
+
+    fn check(&self) -> Result<()> {
+        if std::thread::current().id() != self.owner {
+            return Err(Error::InvalidArgument(
+                "a WaitSet may be used only by the thread that created it; create one per thread".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn get(&self) -> Result<&T> {
+        self.check().map(|()| &self.value)
+    }
+
+    fn get_mut(&mut self) -> Result<&mut T> {
+        self.check()?;
+        Ok(&mut self.value)
+    }
+}
 
 /// Moves a value into `Python::detach`, whose closure runs on this same thread: a value
 /// that is not `Send` (the wait set) never reaches another thread through it.
@@ -89,18 +128,18 @@ fn event(key: u64, kind: EventKind, source: Option<Py<PyAny>>) -> Event {
 /// Waits on many sources at once: subscribers, latches, semaphores, words, fds,
 /// intervals and deadlines. `wait()` releases the GIL; `fileno()` gives an fd that becomes
 /// readable when `wait(0)` would report something (for `asyncio`'s `add_reader`). Used by
-/// the thread that created it.
-#[pyclass(module = "ringbus._native", unsendable)]
+/// the thread that created it: a call from another raises `ringbus.Error`.
+#[pyclass(module = "ringbus._native")]
 pub(crate) struct WaitSet {
     /// Declared before `attached`: dropped first, so no source outlives what it borrows.
-    set: Option<ringbus::WaitSet<'static>>,
+    set: ThreadBound<Option<ringbus::WaitSet<'static>>>,
     attached: Vec<Attached>,
     next_id: u64,
 }
 
 impl WaitSet {
     fn live(&self) -> Result<&ringbus::WaitSet<'static>> {
-        self.set.as_ref().ok_or_else(|| closed("wait set"))
+        self.set.get()?.as_ref().ok_or_else(|| closed("wait set"))
     }
 
     fn record(&mut self, key: Key, source: Option<Py<PyAny>>, keep: Keep) -> u64 {
@@ -118,7 +157,7 @@ fn seconds(s: f64, what: &str) -> Result<Duration> {
 impl WaitSet {
     #[new]
     fn new() -> Result<WaitSet> {
-        Ok(WaitSet { set: Some(ringbus::WaitSet::new()?), attached: Vec::new(), next_id: 0 })
+        Ok(WaitSet { set: ThreadBound::new(Some(ringbus::WaitSet::new()?)), attached: Vec::new(), next_id: 0 })
     }
 
     /// Reports `"data"` when the subscriber (which must wake: not `Wake.NEVER`) may have
@@ -251,14 +290,15 @@ impl WaitSet {
 
     /// Whether `close()` was called.
     #[getter]
-    fn closed(&self) -> bool {
-        self.set.is_none()
+    fn closed(&self) -> Result<bool> {
+        Ok(self.set.get()?.is_none())
     }
 
     /// Detaches everything and closes the backend. Idempotent.
-    fn close(&mut self) {
-        self.set = None;
+    fn close(&mut self) -> Result<()> {
+        *self.set.get_mut()? = None;
         self.attached.clear(); // after the core set
+        Ok(())
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -266,7 +306,7 @@ impl WaitSet {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&mut self, _exc: &Bound<'_, PyTuple>) {
-        self.close();
+    fn __exit__(&mut self, _exc: &Bound<'_, PyTuple>) -> Result<()> {
+        self.close()
     }
 }
