@@ -128,6 +128,40 @@ fn pub_delivers_arguments_files_and_hex_and_echo_counts_with_history() {
 }
 
 #[test]
+fn pub_creates_topics_with_the_settings_given_and_refuses_ones_that_differ() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let mut publisher = Background::start(
+        &["pub", "wide", "x", "--max-subscribers", "64", "--depth", "64", "--history", "4", "--wait-subscribers", "1"],
+        root.path(),
+        &scratch,
+        "pub",
+    );
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    wait_until(LIMIT, "the topic created by pub", || ringbus::inspect::topic(&root_handle, "wide").unwrap().is_some());
+    let node = node(root.path());
+    let mut sub = node.topic("wide").subscriber().unwrap();
+    assert!(publisher.wait(LIMIT).success());
+    assert_eq!(&*sub.take().unwrap().expect("the message"), b"x");
+    let info = json(&["info", "wide", "--json"], root.path(), &scratch);
+    let settings = &info["settings"];
+    assert_eq!((&settings["max_subscribers"], &settings["depth"], &settings["history"]), (&64.into(), &64.into(), &4.into()));
+
+    // The topic exists now (the subscriber holds it): a setting that differs is an error.
+    for (flag, value) in [("--depth", "16"), ("--max-subscribers", "16"), ("--history", "0"), ("--max-payload-bytes", "64")] {
+        let run = ringbus(&["pub", "wide", "y", flag, value], Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(1), "{flag} {value}: {}", run.stderr);
+        let field = flag.trim_start_matches("--").replace('-', "_");
+        assert!(run.stderr.contains(&field), "{flag}: {}", run.stderr);
+    }
+    let same = ringbus(&["pub", "wide", "z", "--depth", "64"], Some(root.path()), &scratch, LIMIT);
+    assert!(same.status.success(), "{}", same.stderr);
+    assert_eq!(&*sub.take().unwrap().expect("the matching publish"), b"z");
+    let bad = ringbus(&["pub", "other", "x", "--depth", "3"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stderr.contains("power of two"), "{}", bad.stderr);
+}
+
+#[test]
 fn hz_reports_the_rate_of_a_live_publisher() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
     let publisher = Background::start(&["pub", "tick", "x", "--rate", "200"], root.path(), &scratch, "pub");

@@ -13,9 +13,12 @@ use std::time::{Duration, Instant};
     ringbus pub chatter hello --rate 10         # 10 Hz until Ctrl-C\n  \
     ringbus pub chatter --file frame.bin --count 100 --rate 1000\n  \
     date | ringbus pub chatter -                # from stdin\n  \
-    ringbus pub chatter hi --wait-subscribers 1 # wait for a subscriber first\n\n\
-    A topic that does not exist is created (with --max-payload-bytes). When the last\n\
-    participant leaves a topic it is removed: a message nobody subscribed to is gone.")]
+    ringbus pub chatter hi --wait-subscribers 1 # wait for a subscriber first\n  \
+    ringbus pub load/0 x --rate 50 --max-subscribers 64 --depth 64\n\n\
+    A topic that does not exist is created with the settings given (--max-payload-bytes,\n\
+    --max-subscribers, --depth, --history; the defaults otherwise). An existing topic keeps\n\
+    its own: a setting given that differs from it is an error naming the setting. When the\n\
+    last participant leaves a topic it is removed: a message nobody subscribed to is gone.")]
 pub struct PubArgs {
     /// The topic.
     topic: String,
@@ -37,10 +40,20 @@ pub struct PubArgs {
     /// Wait until the topic has this many subscribers before publishing.
     #[arg(long, value_name = "N", default_value_t = 0)]
     wait_subscribers: usize,
-    /// max_payload_bytes for a topic this command creates (default: 4096, or the
-    /// message's size if larger). An existing topic keeps its own.
+    /// The largest message of a topic this command creates (default: 4096, or the
+    /// message's size if larger).
     #[arg(long, value_name = "BYTES")]
     max_payload_bytes: Option<u64>,
+    /// How many subscribers a topic this command creates admits (default 16).
+    #[arg(long, value_name = "N")]
+    max_subscribers: Option<u32>,
+    /// Messages each publisher of a topic this command creates keeps for slow
+    /// subscribers, a power of two (default 16).
+    #[arg(long, value_name = "N")]
+    depth: Option<u32>,
+    /// Past messages a subscriber that joins later receives, at most --depth (default 0).
+    #[arg(long, value_name = "N")]
+    history: Option<u32>,
     #[command(flatten)]
     timeout: TimeoutArg,
 }
@@ -49,12 +62,7 @@ impl PubArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let payload = self.payload()?;
         let session = Session::new("pub", self.timeout.timeout)?;
-        let exists = inspect::topic(session.node.root(), &self.topic)?.is_some();
-        let mut builder = session.node.topic(&self.topic);
-        if !exists {
-            builder = builder.max_payload_bytes(self.max_payload_bytes.unwrap_or(4096).max(payload.len() as u64));
-        }
-        let mut publisher = builder.publisher()?;
+        let mut publisher = self.topic_builder(&session, &payload)?.publisher()?;
         if !self.wait_for_subscribers(&session)? {
             return Ok(());
         }
@@ -79,6 +87,28 @@ impl PubArgs {
         }
         eprintln!("published {sent} message(s) of {} bytes on {:?}", payload.len(), self.topic);
         Ok(())
+    }
+
+    /// The topic with the settings given: a topic created now gets them, an existing one
+    /// must match them (the open fails naming the setting that differs).
+    fn topic_builder(&self, session: &Session, payload: &[u8]) -> anyhow::Result<ringbus::TopicBuilder> {
+        let exists = inspect::topic(session.node.root(), &self.topic)?.is_some();
+        let mut builder = session.node.topic(&self.topic);
+        match self.max_payload_bytes {
+            Some(bytes) => builder = builder.max_payload_bytes(bytes),
+            None if !exists => builder = builder.max_payload_bytes(4096.max(payload.len() as u64)),
+            None => {}
+        }
+        if let Some(n) = self.max_subscribers {
+            builder = builder.max_subscribers(n);
+        }
+        if let Some(n) = self.depth {
+            builder = builder.depth(n);
+        }
+        if let Some(n) = self.history {
+            builder = builder.history(n);
+        }
+        Ok(builder)
     }
 
     fn payload(&self) -> anyhow::Result<Vec<u8>> {

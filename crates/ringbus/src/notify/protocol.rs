@@ -108,10 +108,13 @@ impl WakeWords<'_> {
 
     /// Waiter side: registers as a sleeper, re-checks `has_data`, sleeps at most once.
     ///
-    /// `mark` is the caller's own "I am counted in sleepers" flag in shared memory, so that
-    /// whoever reclaims a subscriber killed mid-sleep can take its count back. It is set
-    /// after the increment and cleared before the decrement: a death in between can only
-    /// leave the count too high (an unneeded wake call), never too low (a lost wake-up).
+    /// `mark` is the caller's own count of "times I am counted in sleepers" in shared
+    /// memory (a count, not a flag: one subscriber may be registered by several waits at
+    /// once — two wait sets, or a wait set that arms a second vector before letting go of
+    /// the first), so that whoever reclaims a subscriber killed mid-sleep can take its
+    /// count back. It is raised after the increment and lowered before the decrement: a
+    /// death in between can only leave the count too high (an unneeded wake call), never
+    /// too low (a lost wake-up).
     pub(crate) fn sleep(&self, mark: &AtomicU32, has_data: impl Fn() -> bool, timeout: Option<Duration>) -> Sleep {
         let seen = self.register(mark);
         let outcome = if has_data() {
@@ -135,16 +138,17 @@ impl WakeWords<'_> {
     /// only while the word still holds the returned value.
     pub(crate) fn register(&self, mark: &AtomicU32) -> u32 {
         self.sleepers.fetch_add(1, Ordering::Relaxed);
-        mark.store(1, Ordering::Relaxed);
+        mark.fetch_add(1, Ordering::Relaxed);
         // Pairs with the fence in `notify`.
         fence(Ordering::SeqCst);
         // Acquire: pairs with the Release bump in `notify`.
         self.word.load(Ordering::Acquire)
     }
 
-    /// Undoes [`WakeWords::register`].
+    /// Undoes one [`WakeWords::register`].
     pub(crate) fn unregister(&self, mark: &AtomicU32) {
-        mark.store(0, Ordering::Relaxed);
+        // The mark is ours alone (a bad peer's scribble must not make it wrap).
+        let _ = mark.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
         self.sleepers.fetch_sub(1, Ordering::Release);
     }
 }

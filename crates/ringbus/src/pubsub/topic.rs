@@ -20,6 +20,10 @@ use crate::sync::Ordering;
 use crate::sys;
 use std::fs::File;
 use std::os::fd::AsFd;
+
+/// The most waits one subscriber is counted in at once that a reclaimer believes: one per
+/// wait set it is attached to (a wait set may hold two for a moment) and one `receive`.
+const MAX_SLEEPS_PER_SUBSCRIBER: u32 = 1024;
 use std::path::{Path, PathBuf};
 
 /// Publisher or subscriber.
@@ -289,12 +293,16 @@ impl TopicHandle {
     }
 
     /// Takes back the sleepers count of a subscriber slot whose owner died asleep (its
-    /// `sleeping` mark is set). Call holding the slot's lock.
+    /// `sleeping` mark counts how often it was registered). Call holding the slot's lock.
+    /// A mark above [`MAX_SLEEPS_PER_SUBSCRIBER`] is a scribble and is not taken back: a
+    /// sleepers count left too high costs wake calls that find nobody, one too low would
+    /// lose wake-ups.
     pub(crate) fn reclaim_sleeper(&self, slot: u32) {
         let mark = &self.layout.subscriber_slot(&self.region, slot).sleeping;
-        if mark.swap(0, Ordering::Relaxed) == 1 {
+        let registered = mark.swap(0, Ordering::Relaxed);
+        if (1..=MAX_SLEEPS_PER_SUBSCRIBER).contains(&registered) {
             let sleepers = self.layout.wake_words(&self.region).sleepers;
-            let _ = sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            let _ = sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(registered));
         }
     }
 

@@ -176,7 +176,9 @@ pub(crate) struct SubscriberSlot {
     pub node_id: AtomicU64,
     pub taken: AtomicU64,
     pub lost: AtomicU64,
-    /// 1 while counted in the topic's sleepers (see `notify::protocol`).
+    /// How many times this subscriber is counted in the topic's sleepers right now (see
+    /// `notify::protocol`): one per wait of it in progress — `receive`, or each wait set
+    /// it is armed in. Non-zero: asleep.
     pub sleeping: AtomicU32,
     pub pid: AtomicU32,
     pub held: AtomicU32,

@@ -231,6 +231,16 @@ impl<'a> WaitSet<'a> {
             inner.ensure_fd_backend()?;
             inner.sleeper.add_fd(key.0, fd, events)?;
         }
+        if inner.fd_wanted {
+            // The armed vector lacks the new source: a foreign loop must call `wait`,
+            // which arms it.
+            if let Err(e) = inner.sleeper.keep_readable() {
+                if let Some((fd, _)) = source.fd() {
+                    let _ = inner.sleeper.remove_fd(key.0, fd);
+                }
+                return Err(e.into());
+            }
+        }
         inner.sources.push((key, source));
         Ok(Attachment { set: self, key })
     }
@@ -310,22 +320,23 @@ impl<'a> WaitSet<'a> {
 
     /// An fd that becomes readable when a [`WaitSet::wait`] would report something, for
     /// a foreign event loop (epoll, asyncio, tokio): poll it, then call
-    /// `wait(Some(Duration::ZERO))`, which collects the events and re-arms. Moves the
-    /// wait set to an fd-capable backend and arms it.
+    /// `wait(Some(Duration::ZERO))`. The first call moves the wait set to an fd-capable
+    /// backend and arms it; from then on, every wait leaves the set either armed (a
+    /// publish, wake or fd makes the fd readable) or the fd readable (it returned events,
+    /// or a source was attached: call `wait` again), so a loop that sleeps on the fd
+    /// whenever it is quiet misses nothing — whether it calls `wait(Some(ZERO))` until
+    /// that returns nothing, or once per readiness. Later calls only return the fd.
     pub fn as_raw_fd(&self) -> Result<RawFd, WaitSetError> {
-        {
-            let mut inner = self.inner.borrow_mut();
-            inner.fd_wanted = true;
+        let mut inner = self.inner.borrow_mut();
+        if !inner.fd_wanted {
             inner.ensure_fd_backend()?;
+            inner.fd_wanted = true;
+            let mut events = Vec::new();
+            inner.wait_into(Some(monotonic_ns()), &mut events)?;
+            // The look took what was pending; it is all reported by the next wait.
+            inner.pending.extend(events);
         }
-        let mut events = Vec::new();
-        self.inner.borrow_mut().wait_into(Some(monotonic_ns()), &mut events)?;
-        self.inner.borrow_mut().pending.extend(events);
-        let inner = self.inner.borrow();
-        inner
-            .sleeper
-            .raw_fd()
-            .ok_or(WaitSetError::Unsupported { backend: inner.sleeper.kind(), what: "give out an fd" })
+        inner.sleeper.raw_fd().ok_or(WaitSetError::Unsupported { backend: inner.sleeper.kind(), what: "give out an fd" })
     }
 
     /// Waits until something is ready or `timeout` passes (`None`: forever) and returns

@@ -361,14 +361,16 @@ pub(super) fn keep_readable_lasts_until_the_next_wait(mut s: Box<dyn Sleeper>) {
 /// A foreign event loop — epoll on the wait set's fd, then `wait(0)` (until it returns
 /// nothing, or once per readiness) — against a thread that bumps three words and wakes
 /// them 3000 times: every bump is reported, and the loop never waits [`PATIENCE`] on a
-/// quiet fd while a bump is unreported.
+/// quiet fd while a bump is unreported. One word is attached after the fd was taken.
 pub(super) fn a_foreign_loop_hears_every_publish(backend: Backend, once_per_readiness: bool) {
     const BUMPS: u32 = 3000;
     let words = [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)];
     let set = WaitSet::with_backend(BackendChoice::Force(backend)).expect("wait set");
-    let keys: Vec<_> = words.iter().map(|w| set.attach_word(w, 0).expect("attach_word").keep()).collect();
+    let mut keys: Vec<_> = words[..2].iter().map(|w| set.attach_word(w, 0).expect("attach_word").keep()).collect();
     let outer = Epoll::new().expect("epoll");
     outer.add(set.as_raw_fd().expect("fd"), libc::EPOLLIN as u32, 0).expect("watch the wait set's fd");
+    // Attached while the loop already sleeps on the fd: the next wait arms it.
+    keys.push(set.attach_word(&words[2], 0).expect("attach_word").keep());
     let mut reported = [0u32; 3];
     let want = [BUMPS / 3; 3];
     thread::scope(|scope| {
