@@ -144,10 +144,15 @@ fn pub_creates_topics_with_the_settings_given_and_refuses_ones_that_differ() {
     assert_eq!(&*sub.take().unwrap().expect("the message"), b"x");
     let info = json(&["info", "wide", "--json"], root.path(), &scratch);
     let settings = &info["settings"];
-    assert_eq!((&settings["max_subscribers"], &settings["depth"], &settings["history"]), (&64.into(), &64.into(), &4.into()));
+    assert_eq!(
+        (&settings["max_subscribers"], &settings["depth"], &settings["history"]),
+        (&64.into(), &64.into(), &4.into())
+    );
 
     // The topic exists now (the subscriber holds it): a setting that differs is an error.
-    for (flag, value) in [("--depth", "16"), ("--max-subscribers", "16"), ("--history", "0"), ("--max-payload-bytes", "64")] {
+    for (flag, value) in
+        [("--depth", "16"), ("--max-subscribers", "16"), ("--history", "0"), ("--max-payload-bytes", "64")]
+    {
         let run = ringbus(&["pub", "wide", "y", flag, value], Some(root.path()), &scratch, LIMIT);
         assert_eq!(run.status.code(), Some(1), "{flag} {value}: {}", run.stderr);
         let field = flag.trim_start_matches("--").replace('-', "_");

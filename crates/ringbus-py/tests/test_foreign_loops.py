@@ -120,8 +120,8 @@ def test_asyncio_and_epoll_loops_take_every_message_under_load() -> None:
     rc, out, err = finish(publisher)
     assert rc == 0, err
     published = int(out.strip())
-    for style, child in zip(styles, loops):
-        rc, out, err = finish(child)
+    results = [finish(child) for child in loops]  # all of them, before any assertion
+    for style, (rc, out, err) in zip(styles, results):
         assert rc == 0, err
         stats = json.loads(out.strip().splitlines()[-1])
         MEASUREMENTS.append(f"{style} loop under {TOPICS} topics x {RATE_HZ} Hz: {stats}")

@@ -336,7 +336,10 @@ impl<'a> WaitSet<'a> {
             // The look took what was pending; it is all reported by the next wait.
             inner.pending.extend(events);
         }
-        inner.sleeper.raw_fd().ok_or(WaitSetError::Unsupported { backend: inner.sleeper.kind(), what: "give out an fd" })
+        inner
+            .sleeper
+            .raw_fd()
+            .ok_or(WaitSetError::Unsupported { backend: inner.sleeper.kind(), what: "give out an fd" })
     }
 
     /// Waits until something is ready or `timeout` passes (`None`: forever) and returns
