@@ -8,7 +8,7 @@
 //! every publish so far has been reported — and one more publish makes the fd readable.
 
 use super::backend::{Backend, Completion, Sleeper};
-use super::{EventKind, WaitSet};
+use super::{EventKind, Key, WaitSet};
 use crate::sys::futex::WaitvEntry;
 use std::io;
 use std::os::fd::RawFd;
@@ -182,6 +182,23 @@ enum Style {
     OncePerReadiness,
 }
 
+/// What a foreign loop does when the fd of `set` (whose sources are words) is readable:
+/// `wait(0)` until it returns nothing, or once; each word's latest value goes to
+/// `reported`, by its index in `keys`.
+pub(super) fn on_readiness(set: &WaitSet<'_>, keys: &[Key], reported: &mut [u32], once_per_readiness: bool) {
+    loop {
+        let events = set.wait(Some(Duration::ZERO)).expect("wait");
+        for event in &events {
+            let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
+            let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
+            reported[i] = value;
+        }
+        if events.is_empty() || once_per_readiness {
+            return;
+        }
+    }
+}
+
 /// Runs the loop with publishes after the given steps; panics if a publish is lost.
 fn run(words: usize, publish_at: &[u32], style: Style) {
     let words: Vec<&'static AtomicU32> = (0..words).map(|_| &*Box::leak(Box::new(AtomicU32::new(0)))).collect();
@@ -212,17 +229,7 @@ fn run(words: usize, publish_at: &[u32], style: Style) {
             assert!(w.readable(), "a publish to a loop asleep on the fd left it quiet ({style:?}, {publish_at:?})");
             return;
         }
-        loop {
-            let events = set.wait(Some(Duration::ZERO)).expect("wait");
-            for event in &events {
-                let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
-                let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
-                reported[i] = value;
-            }
-            if events.is_empty() || matches!(style, Style::OncePerReadiness) {
-                break;
-            }
-        }
+        on_readiness(&set, &keys, &mut reported, matches!(style, Style::OncePerReadiness));
     }
     panic!("the fd stays readable forever ({style:?}, {publish_at:?})");
 }

@@ -394,17 +394,7 @@ pub(super) fn a_foreign_loop_hears_every_publish(backend: Backend, once_per_read
                 outer.wait(Some(give_up - Instant::now()), &mut ready).expect("epoll_wait");
             }
             assert!(!ready.is_empty(), "the fd stayed quiet for {PATIENCE:?} with {reported:?} of {want:?} reported");
-            loop {
-                let events = set.wait(Some(Duration::ZERO)).expect("wait");
-                for event in &events {
-                    let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
-                    let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
-                    reported[i] = value;
-                }
-                if events.is_empty() || once_per_readiness {
-                    break;
-                }
-            }
+            crate::waitset::interleavings::on_readiness(&set, &keys, &mut reported, once_per_readiness);
         }
     });
 }
