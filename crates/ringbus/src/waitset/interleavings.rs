@@ -7,14 +7,14 @@
 //! real one would. What must hold: whenever the loop goes back to sleeping on a quiet fd,
 //! every publish so far has been reported — and one more publish makes the fd readable.
 
+use super::backend::conformance::on_readiness;
 use super::backend::{Backend, Completion, Sleeper};
-use super::{EventKind, Key, WaitSet};
+use super::WaitSet;
 use crate::sys::futex::WaitvEntry;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 /// A request queued by the wait set, not yet seen by the kernel.
 enum Request {
@@ -180,23 +180,6 @@ enum Style {
     UntilEmpty,
     /// One `wait(0)` per readiness, then back to polling (a plain epoll loop).
     OncePerReadiness,
-}
-
-/// What a foreign loop does when the fd of `set` (whose sources are words) is readable:
-/// `wait(0)` until it returns nothing, or once; each word's latest value goes to
-/// `reported`, by its index in `keys`.
-pub(super) fn on_readiness(set: &WaitSet<'_>, keys: &[Key], reported: &mut [u32], once_per_readiness: bool) {
-    loop {
-        let events = set.wait(Some(Duration::ZERO)).expect("wait");
-        for event in &events {
-            let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
-            let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
-            reported[i] = value;
-        }
-        if events.is_empty() || once_per_readiness {
-            return;
-        }
-    }
 }
 
 /// Runs the loop with publishes after the given steps; panics if a publish is lost.

@@ -394,7 +394,29 @@ pub(super) fn a_foreign_loop_hears_every_publish(backend: Backend, once_per_read
                 outer.wait(Some(give_up - Instant::now()), &mut ready).expect("epoll_wait");
             }
             assert!(!ready.is_empty(), "the fd stayed quiet for {PATIENCE:?} with {reported:?} of {want:?} reported");
-            crate::waitset::interleavings::on_readiness(&set, &keys, &mut reported, once_per_readiness);
+            on_readiness(&set, &keys, &mut reported, once_per_readiness);
         }
     });
+}
+
+/// What a foreign loop does when the fd of `set` (whose sources are words) is readable:
+/// `wait(0)` until it returns nothing, or once; each word's latest value goes to
+/// `reported`, by its index in `keys`.
+pub(crate) fn on_readiness(
+    set: &WaitSet<'_>,
+    keys: &[crate::waitset::Key],
+    reported: &mut [u32],
+    once_per_readiness: bool,
+) {
+    loop {
+        let events = set.wait(Some(Duration::ZERO)).expect("wait");
+        for event in &events {
+            let i = keys.iter().position(|k| *k == event.key).expect("a key of ours");
+            let EventKind::Word(value) = event.kind else { panic!("{event:?}") };
+            reported[i] = value;
+        }
+        if events.is_empty() || once_per_readiness {
+            return;
+        }
+    }
 }

@@ -13,7 +13,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 #[cfg(all(test, not(miri)))] // real io_uring, epoll and futex calls: not under Miri
-mod conformance;
+pub(crate) mod conformance;
 pub(crate) mod epoll;
 pub(crate) mod futex;
 pub(crate) mod uring;
