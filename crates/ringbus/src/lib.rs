@@ -84,6 +84,19 @@ pub mod diagnostics {
     pub use crate::shm::header::LAYOUT_VERSION;
     pub use crate::sys::clock::monotonic_ns;
     pub use crate::sys::perf::SyscallCounter;
+    use crate::{Consumer, Pod, Producer};
+
+    /// Turns a producer's cached copy of the consumer position off (every push loads the
+    /// shared one) or back on, to measure what the cache saves (`ringbus bench queue`).
+    /// On by default; nothing but a measurement has a reason to turn it off.
+    pub fn set_head_cache<T: Pod>(producer: &mut Producer<T>, on: bool) {
+        producer.set_head_cache(on);
+    }
+
+    /// The same for an SPSC consumer's cached copy of the producer position.
+    pub fn set_tail_cache<T: Pod>(consumer: &mut Consumer<T>, on: bool) {
+        consumer.set_tail_cache(on);
+    }
 }
 
 /// The README's examples, compiled and run as doctests.

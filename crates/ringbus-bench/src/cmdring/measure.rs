@@ -94,7 +94,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         .wake(run.variant.wake().unwrap_or_default())
         .producer()
         .context("cannot open the queue as its producer")?;
-    producer.set_head_cache(!run.variant.uncached());
+    ringbus::diagnostics::set_head_cache(&mut producer, !run.variant.uncached());
     let ready = Latch::open(&root, READY_LATCH).context("cannot create the ready latch")?;
     let start = Latch::open(&root, START_LATCH).context("cannot create the start latch")?;
     let result = dir.join("consumer.json");

@@ -99,8 +99,8 @@ impl<T: Pod> Producer<T> {
     }
 
     /// Turns the cached consumer position off (every push loads the shared one) or on.
-    /// For measuring what the cache saves (`ringbus bench ring`); on by default.
-    pub fn set_head_cache(&mut self, on: bool) {
+    /// On by default; see [`crate::diagnostics::set_head_cache`].
+    pub(crate) fn set_head_cache(&mut self, on: bool) {
         self.side.cache = on;
     }
 
@@ -229,8 +229,9 @@ impl<T: Pod> Consumer<T> {
         segment::remove(&self.handle.path);
     }
 
-    /// Turns the cached producer position off or on (SPSC; on by default).
-    pub fn set_tail_cache(&mut self, on: bool) {
+    /// Turns the cached producer position off or on (SPSC; on by default); see
+    /// [`crate::diagnostics::set_tail_cache`].
+    pub(crate) fn set_tail_cache(&mut self, on: bool) {
         self.side.cache = on;
     }
 
