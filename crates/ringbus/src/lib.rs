@@ -18,12 +18,24 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Layers, each depending only on those above it: `sys` (system calls) → `sync` (atomics,
-//! loom-swappable) → `shm` (segments and their layouts) → `ring` (the log, the command
-//! ring) → `pool` (chunks) → `notify` (wake protocol, words, latches, semaphores,
-//! doorbells) → `pubsub`, `queue`, `service` → `registry` (nodes, cleanup, inspection) →
-//! `waitset` (one wait over all of them, fds and timers) → `executor` (timers and
-//! callbacks on one thread, in the callback or the polling style).
+//! # Layers
+//! Each module uses only modules of lower layers: the protocols work over borrowed atomics
+//! and know nothing of files; `shm` lays out every shared-memory struct (one module each)
+//! and is the only place that reads or writes them raw; the handles above it run the
+//! protocols over what `shm` lends. `tests/layers.rs` fails when an import breaks this.
+//!
+//! ```text
+//!  9  executor                timers and callbacks on one thread, callback or polling style
+//!  8  waitset                 one wait over topics, words, latches, semaphores, fds, timers
+//!  7  registry                a peer's death, inspection of topics and queues, cleanup
+//!  6  service                 request/response over two queues
+//!  5  pubsub queue objects    topics, publishers, subscribers; command queues; latches, semaphores
+//!  4  node                    a participant, its identity and the sweep of dead ones
+//!  3  shm                     segments, the header contract, each shared struct's layout
+//!  2  ring pool notify        log seqlock, command ring; chunk pins; wake protocol, words
+//!  1  sync                    atomics (swapped for loom's in model checks), cache padding
+//!  0  sys error               system calls; error types
+//! ```
 #![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]
 
@@ -37,6 +49,10 @@ pub(crate) mod sync;
 pub mod error;
 #[cfg(not(loom))]
 pub mod executor;
+#[cfg(not(loom))]
+pub(crate) mod node;
+#[cfg(not(loom))]
+pub(crate) mod objects;
 #[cfg(not(loom))]
 pub(crate) mod pubsub;
 #[cfg(not(loom))]
@@ -55,20 +71,22 @@ pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewE
 #[cfg(not(loom))]
 pub use executor::{Control, Executor, Input};
 #[cfg(not(loom))]
-pub use notify::object::{Latch, Semaphore, SemaphoreFull, WakeStats};
+pub use node::Node;
 pub use notify::semaphore::MAX_SEMAPHORE_COUNT;
 #[cfg(not(loom))]
 pub use notify::word::{wait, wake};
-pub use notify::TimedOut;
+pub use notify::{TimedOut, Wake};
+#[cfg(not(loom))]
+pub use objects::{Latch, Semaphore, SemaphoreFull, WakeStats};
 #[cfg(not(loom))]
 pub use pubsub::{
-    DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, Wake,
+    DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder,
     MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
 pub use queue::{Consumer, Producer, PushError, QueueError};
 #[cfg(not(loom))]
-pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport, Node};
+pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport};
 #[cfg(not(loom))]
 pub use shm::pod::Pod;
 #[cfg(not(loom))]

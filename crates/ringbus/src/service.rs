@@ -14,8 +14,8 @@
 
 use crate::error::OpenError;
 use crate::queue::{Consumer, Producer, PushError, QueueError};
-use crate::registry::Node;
 use crate::shm::pod::Pod;
+use crate::Node;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

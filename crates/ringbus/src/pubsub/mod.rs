@@ -10,12 +10,20 @@ pub(crate) mod view;
 
 pub use loan::{DetachedLoan, Loan};
 pub use publisher::{Publisher, PublisherStats};
-pub use settings::{TopicBuilder, Wake, MAX_TOPIC_NAME_BYTES};
+pub use settings::{TopicBuilder, MAX_TOPIC_NAME_BYTES};
 pub use subscriber::Subscriber;
 pub use take_all::TakeAll;
 pub use view::{PublisherId, Sample};
 
 use crate::error::OpenError;
+use crate::Node;
+
+impl Node {
+    /// Opens a topic: configure it, then call `.publisher()` or `.subscriber()`.
+    pub fn topic(&self, name: &str) -> TopicBuilder {
+        TopicBuilder::new(self.clone(), name)
+    }
+}
 
 impl TopicBuilder {
     /// Opens (or creates) the topic and joins it as a publisher.

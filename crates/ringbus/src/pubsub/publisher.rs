@@ -11,13 +11,13 @@ use super::settings::TopicBuilder;
 use super::topic::{Role, TopicHandle};
 use crate::error::{LoanError, OpenError};
 use crate::pool::allocator::ChunkAllocator;
-use crate::registry::Node;
 use crate::ring::log::EntryRecord;
 use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
 use crate::shm::topic::{occupancy, PayloadType, SlotState};
 use crate::sync::Ordering;
+use crate::Node;
 
 /// Counters of one publisher (also visible to other processes in the topic segment).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -150,7 +150,7 @@ impl Publisher {
         if let Some(spare) = &self.spare {
             prefetch_for_write(self.segment.payload_address(spare.chunk) as *const u8);
         }
-        prefetch_for_write(self.segment.entry(index) as *const _);
+        prefetch_for_write(self.segment.entry_at(index) as *const _);
         prefetch_for_write(self.segment.published() as *const _);
         prefetch_for_write(layout.wake_words(region).word as *const _);
         prefetch_for_write(&layout.publisher_slot(region, self.slot).publishes as *const _);

@@ -1,29 +1,13 @@
 //! Topic names, topic settings and their defaults, and the builder that opens topics.
 
 use crate::error::OpenError;
-use crate::registry::Node;
+use crate::notify::Wake;
 use crate::shm::pod::Pod;
 pub(crate) use crate::shm::root::file_name;
 use crate::shm::topic::{PayloadType, TopicConfig};
+use crate::Node;
 
 pub use crate::shm::root::MAX_TOPIC_NAME_BYTES;
-
-/// Whether a waiter sleeps in the kernel and is woken, or only polls: a topic's
-/// subscriber (set per subscriber), or a command queue's consumer and producers (set per
-/// queue, when it is created).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Wake {
-    /// `receive()` sleeps and is woken by publishes (the default). A queue's `wait` and
-    /// `push_timeout` sleep and are woken by pushes and pops.
-    #[default]
-    OnData,
-    /// Never woken: the subscriber only polls (`take`, `take_latest`, `peek`), and costs
-    /// publishers nothing — it never touches the sleepers count. A queue created so is
-    /// never rung: pushes and pops skip the memory fence and the look at the sleepers
-    /// that waking needs, and its `wait` and `push_timeout` poll instead of sleeping —
-    /// for a consumer that spins on a core of its own.
-    Never,
-}
 
 /// Settings given to a [`TopicBuilder`]; `None` means "the existing topic's value, or the
 /// default when creating it".

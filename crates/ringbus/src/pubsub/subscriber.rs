@@ -6,11 +6,12 @@
 //! occupancy word per call tells whether a publisher came or went; mapping a new one is
 //! the only time a poll makes system calls.
 
-use super::settings::{TopicBuilder, Wake};
+use super::settings::TopicBuilder;
 use super::topic::{Role, TopicHandle};
 use super::view::{PublisherView, Sample, SubscriberCore};
 use crate::error::{Corruption, OpenError, ReceiveError, TakeError};
 use crate::notify::Sleep;
+use crate::notify::Wake;
 use crate::ring::log::EntryRead;
 use crate::shm::topic::SlotState;
 use crate::sync::Ordering;

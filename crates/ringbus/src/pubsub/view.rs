@@ -4,11 +4,11 @@
 use super::topic::{Role, TopicHandle};
 use crate::error::{Corruption, OpenError, TakeError, ViewError};
 use crate::pool::local::LocalPins;
-use crate::registry::Node;
 use crate::ring::log::EntryRecord;
 use crate::shm::pod::{self, Pod};
 use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
 use crate::shm::topic::SlotState;
+use crate::Node;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 

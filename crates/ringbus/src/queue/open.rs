@@ -3,7 +3,6 @@
 
 use super::handle::{Consumer, Producer};
 use crate::error::{io_err, Corruption, OpenError};
-use crate::registry::Node;
 use crate::ring::commands::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
@@ -14,6 +13,7 @@ use crate::shm::queue::{
 use crate::shm::topic::PayloadType;
 use crate::shm::{segment, Region};
 use crate::sys;
+use crate::Node;
 use crate::Wake;
 use std::fs::File;
 use std::marker::PhantomData;
@@ -31,6 +31,14 @@ pub struct QueueBuilder<T> {
     /// Open only a queue that exists (`open` returns `None` otherwise).
     must_exist: bool,
     _command: PhantomData<T>,
+}
+
+impl Node {
+    /// Opens the command queue `name` (commands of type `T`): configure it, then call
+    /// `.producer()` or `.consumer()`.
+    pub fn queue<T: Pod>(&self, name: &str) -> QueueBuilder<T> {
+        QueueBuilder::new(self.clone(), name)
+    }
 }
 
 /// Capacity of a queue created without `.capacity(n)`.

@@ -10,7 +10,7 @@ use crate::shm::root::FileName;
 use crate::shm::{segment, Root};
 use crate::sys;
 use std::os::fd::AsFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What [`clean`] did (or, with `dry_run`, would do).
 #[derive(Debug, Default, Clone)]
@@ -38,37 +38,6 @@ impl CleanOptions {
             segment::remove(path);
         }
     }
-}
-
-/// A temporary file whose creator holds no lock on it: the creator died while building
-/// it (a live creator locks it right after creating it, and starts over if a sweep removes
-/// it in between; see `shm::segment::create`).
-fn is_abandoned_temp(path: &Path) -> bool {
-    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
-}
-
-fn is_dead_node(path: &Path) -> bool {
-    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
-}
-
-/// Removes dead nodes' files and abandoned temporary files; returns what it removed.
-pub(crate) fn sweep_nodes_and_temps(root: &Root) -> Vec<(PathBuf, String)> {
-    sweep_nodes_and_temps_with(root, CleanOptions::default())
-}
-
-fn sweep_nodes_and_temps_with(root: &Root, options: CleanOptions) -> Vec<(PathBuf, String)> {
-    let mut removed = Vec::new();
-    for name in root.entries() {
-        let path = root.path().join(&name);
-        let reason = match FileName::of(&name) {
-            FileName::Node if is_dead_node(&path) => "node whose process is gone",
-            FileName::Temp if is_abandoned_temp(&path) => "segment whose creator died while building it",
-            _ => continue,
-        };
-        options.remove(&path);
-        removed.push((path, reason.to_string()));
-    }
-    removed
 }
 
 /// `pub.<topic>.<topic id>.<slot>.<incarnation>` → (`<topic>`, topic id).
@@ -114,7 +83,8 @@ pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
 
 /// [`clean`] with options: a dry run, and/or removing foreign and corrupted files too.
 pub fn clean_with(root: &Root, options: CleanOptions) -> Result<CleanReport, OpenError> {
-    let mut report = CleanReport { removed: sweep_nodes_and_temps_with(root, options), skipped: Vec::new() };
+    let mut report =
+        CleanReport { removed: crate::node::sweep_dead_nodes_and_temps(root, options.dry_run), skipped: Vec::new() };
     for name in root.entries() {
         let FileName::Topic(file_name) = FileName::of(&name) else {
             continue;

@@ -1,41 +1,25 @@
-//! One entry of a publisher's broadcast log, read and written as a seqlock.
+//! The seqlock of one entry of a publisher's broadcast log, over the entry's words (the
+//! entry itself, its layout and where it lives, belong to `shm::log_entry`).
 //!
-//! ```text
-//!  0 sequence: u64   position + 1 of the message held (0: never written, MAX: being written)
-//!  8 chunk: u32      index of the chunk holding the payload
-//! 12 generation: u32 the chunk's generation when it was published (see pool::pin)
-//! 16 length: u64     payload bytes
-//! 24 timestamp: u64  CLOCK_MONOTONIC ns at publish
-//! ```
 //! The publisher (the only writer) marks the entry as being written, writes the fields and
 //! stores the new sequence last. A reader takes the fields only if it sees the sequence it
 //! wants both before and after reading them.
 
 use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};
 
+/// The sequence of an entry being written.
 const WRITING: u64 = u64::MAX;
 
-#[repr(C)]
-pub(crate) struct LogEntry {
-    sequence: AtomicU64,
-    chunk: AtomicU32,
-    generation: AtomicU32,
-    length: AtomicU64,
-    timestamp_ns: AtomicU64,
+/// The words of one log entry: `sequence` is the position + 1 of the message held (0:
+/// never written, `u64::MAX`: being written), the rest describe it.
+#[derive(Clone, Copy)]
+pub(crate) struct EntryWords<'a> {
+    pub sequence: &'a AtomicU64,
+    pub chunk: &'a AtomicU32,
+    pub generation: &'a AtomicU32,
+    pub length: &'a AtomicU64,
+    pub timestamp_ns: &'a AtomicU64,
 }
-
-#[cfg(not(loom))]
-const _: () = {
-    assert!(std::mem::size_of::<LogEntry>() == 32);
-    assert!(std::mem::offset_of!(LogEntry, chunk) == 8);
-    assert!(std::mem::offset_of!(LogEntry, generation) == 12);
-    assert!(std::mem::offset_of!(LogEntry, length) == 16);
-    assert!(std::mem::offset_of!(LogEntry, timestamp_ns) == 24);
-};
-
-// SAFETY: repr(C), fixed-width atomics only, valid for any bit pattern.
-#[cfg(not(loom))]
-unsafe impl crate::shm::Shared for LogEntry {}
 
 /// What an entry said (still unvalidated against the pool's bounds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,18 +42,7 @@ pub(crate) enum EntryRead {
     },
 }
 
-impl LogEntry {
-    #[cfg(loom)]
-    pub(crate) fn new() -> LogEntry {
-        LogEntry {
-            sequence: AtomicU64::new(0),
-            chunk: AtomicU32::new(0),
-            generation: AtomicU32::new(0),
-            length: AtomicU64::new(0),
-            timestamp_ns: AtomicU64::new(0),
-        }
-    }
-
+impl EntryWords<'_> {
     /// Publisher only: writes the entry for `position`.
     #[inline]
     pub(crate) fn write(&self, position: u64, record: EntryRecord) {
@@ -86,6 +59,7 @@ impl LogEntry {
     }
 
     /// Reads the entry for `position`.
+    #[inline]
     pub(crate) fn read(&self, position: u64) -> EntryRead {
         let wanted = position + 1;
         // Acquire: pairs with the Release store that finished the write.
@@ -112,48 +86,50 @@ impl LogEntry {
     }
 }
 
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use crate::shm::Region;
-
-    #[test]
-    fn write_then_read_on_a_heap_segment() {
-        let r = Region::heap(64);
-        let e = r.get::<LogEntry>(0);
-        let rec = EntryRecord { chunk: 3, generation: 9, length: 100, timestamp_ns: 5 };
-        assert_eq!(e.read(0), EntryRead::Behind { sequence: 0 });
-        e.write(0, rec);
-        assert_eq!(e.read(0), EntryRead::Ready(rec));
-        e.write(8, rec);
-        assert_eq!(e.read(0), EntryRead::Overwritten);
-        assert_eq!(e.read(8), EntryRead::Ready(rec));
-    }
-}
-
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
     use loom::sync::Arc;
 
+    #[derive(Default)]
+    struct Entry {
+        sequence: AtomicU64,
+        chunk: AtomicU32,
+        generation: AtomicU32,
+        length: AtomicU64,
+        timestamp_ns: AtomicU64,
+    }
+
+    impl Entry {
+        fn words(&self) -> EntryWords<'_> {
+            EntryWords {
+                sequence: &self.sequence,
+                chunk: &self.chunk,
+                generation: &self.generation,
+                length: &self.length,
+                timestamp_ns: &self.timestamp_ns,
+            }
+        }
+    }
+
     /// A reader never accepts a mix of two messages' fields.
     #[test]
     fn reader_never_sees_a_torn_entry() {
         loom::model(|| {
-            let e = Arc::new(LogEntry::new());
+            let e = Arc::new(Entry::default());
             let rec = |p: u64| EntryRecord { chunk: p as u32, generation: p as u32, length: p, timestamp_ns: p };
-            e.write(0, rec(0));
+            e.words().write(0, rec(0));
             let reader = {
                 let e = e.clone();
                 loom::thread::spawn(move || {
                     for p in [0u64, 1] {
-                        if let EntryRead::Ready(r) = e.read(p) {
+                        if let EntryRead::Ready(r) = e.words().read(p) {
                             assert_eq!(r, rec(p));
                         }
                     }
                 })
             };
-            e.write(1, rec(1));
+            e.words().write(1, rec(1));
             reader.join().unwrap();
         });
     }

@@ -5,8 +5,9 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod header;
+pub(crate) mod latch_semaphore;
+pub(crate) mod log_entry;
 pub(crate) mod node;
-pub(crate) mod object;
 pub mod pod;
 pub(crate) mod publisher;
 pub(crate) mod queue;

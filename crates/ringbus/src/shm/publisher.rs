@@ -15,12 +15,13 @@
 //! write a payload or a log entry.
 
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
+use super::log_entry::LogEntry;
 use super::topic::TopicConfig;
 use super::{Region, Shared};
 use crate::error::OpenError;
 use crate::pool::allocator::ChunkAllocator;
 use crate::pool::ChunkWords;
-use crate::ring::log::LogEntry;
+use crate::ring::log::EntryWords;
 use crate::sync::{AtomicU32, AtomicU64};
 use std::fs::File;
 use std::mem::{offset_of, size_of};
@@ -192,8 +193,15 @@ impl PublisherSegment {
         self.data.get(PUBLISHED_OFFSET)
     }
 
+    /// The log entry at `index` (`< depth`).
     #[inline]
-    pub(crate) fn entry(&self, index: usize) -> &LogEntry {
+    pub(crate) fn entry(&self, index: usize) -> EntryWords<'_> {
+        self.entry_at(index).words()
+    }
+
+    /// Where the entry at `index` lives (to prefetch it).
+    #[inline]
+    pub(crate) fn entry_at(&self, index: usize) -> &LogEntry {
         assert!(index < self.geometry.depth as usize);
         self.data.get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
     }

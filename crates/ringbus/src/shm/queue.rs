@@ -23,7 +23,7 @@ use super::pod::Pod;
 use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
-use crate::pubsub::Wake;
+use crate::notify::Wake;
 use crate::ring::commands::{Mode, Positions, Slots, NO_CLAIM};
 use crate::sync::{AtomicU32, AtomicU64};
 use std::marker::PhantomData;

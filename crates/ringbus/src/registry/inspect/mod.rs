@@ -14,11 +14,12 @@ pub use queue::QueueInfo;
 
 use crate::error::OpenError;
 use crate::notify::latch;
+use crate::notify::Wake;
 use crate::pubsub::topic::{Role, TopicHandle};
-use crate::pubsub::{PublisherStats, Wake};
+use crate::pubsub::PublisherStats;
 use crate::shm::header::SegmentKind;
+use crate::shm::latch_semaphore::ObjectRecord;
 use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES};
-use crate::shm::object::ObjectRecord;
 use crate::shm::root::FileName;
 use crate::shm::topic::SlotState;
 use crate::shm::{segment, Root};

@@ -1,11 +1,16 @@
 //! [`Node`]: a participant, registered under the root with an identity the OS releases at
-//! death (an OFD lock on its node file), never a PID that could be reused.
+//! death (an OFD lock on its node file), never a PID that could be reused. A node sweeps
+//! the files of dead nodes (and segments whose creator died building them) when it comes
+//! and when it goes. What a node opens — topics, queues, latches, semaphores — is added to
+//! it by the modules that own those (`Node::topic` in `pubsub`, ...).
 
 use crate::error::{io_err, OpenError};
-use crate::pubsub::TopicBuilder;
 use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES, NODE_BYTES};
+use crate::shm::root::FileName;
 use crate::shm::{segment, Region, Root};
+use crate::sys;
 use std::fs::File;
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -42,7 +47,7 @@ impl Node {
             });
         }
         let root = Root::open(root)?;
-        super::clean::sweep_nodes_and_temps(&root);
+        sweep_dead_nodes_and_temps(&root, false);
         loop {
             let id = crate::sys::random::u64().map_err(io_err("register a node in", root.path()))?;
             let path = root.node_path(id);
@@ -53,28 +58,6 @@ impl Node {
                 return Ok(Node { inner: Arc::new(inner) });
             }
         }
-    }
-
-    /// Opens a topic: configure it, then call `.publisher()` or `.subscriber()`.
-    pub fn topic(&self, name: &str) -> TopicBuilder {
-        TopicBuilder::new(self.clone(), name)
-    }
-
-    /// Opens the [`Latch`](crate::Latch) `name` under this node's root, creating it if needed.
-    pub fn latch(&self, name: &str) -> Result<crate::Latch, OpenError> {
-        crate::Latch::open(self.root(), name)
-    }
-
-    /// Opens the [`Semaphore`](crate::Semaphore) `name` under this node's root, creating
-    /// it with `initial` tokens if it does not exist.
-    pub fn semaphore(&self, name: &str, initial: u32) -> Result<crate::Semaphore, OpenError> {
-        crate::Semaphore::open(self.root(), name, initial)
-    }
-
-    /// Opens the command queue `name` (commands of type `T`): configure it, then call
-    /// `.producer()` or `.consumer()`.
-    pub fn queue<T: crate::Pod>(&self, name: &str) -> crate::queue::QueueBuilder<T> {
-        crate::queue::QueueBuilder::new(self.clone(), name)
     }
 
     /// The node's random 64-bit id.
@@ -101,6 +84,36 @@ impl Node {
 impl Drop for NodeInner {
     fn drop(&mut self) {
         segment::remove(&self.path);
-        super::clean::sweep_nodes_and_temps(&self.root);
+        sweep_dead_nodes_and_temps(&self.root, false);
     }
+}
+
+/// A temporary file whose creator holds no lock on it: the creator died while building
+/// it (a live creator locks it right after creating it, and starts over if a sweep removes
+/// it in between; see `shm::segment::create`).
+fn is_abandoned_temp(path: &Path) -> bool {
+    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::try_lock(f.as_fd(), 0), Ok(true)))
+}
+
+fn is_dead_node(path: &Path) -> bool {
+    sys::fs::open_existing(path, true).is_ok_and(|f| matches!(sys::lock::is_locked(f.as_fd(), 0), Ok(false)))
+}
+
+/// Removes (unless `dry_run`) dead nodes' files and abandoned temporary files; returns
+/// what it removed (or would), each with the reason.
+pub(crate) fn sweep_dead_nodes_and_temps(root: &Root, dry_run: bool) -> Vec<(PathBuf, String)> {
+    let mut removed = Vec::new();
+    for name in root.entries() {
+        let path = root.path().join(&name);
+        let reason = match FileName::of(&name) {
+            FileName::Node if is_dead_node(&path) => "node whose process is gone",
+            FileName::Temp if is_abandoned_temp(&path) => "segment whose creator died while building it",
+            _ => continue,
+        };
+        if !dry_run {
+            segment::remove(&path);
+        }
+        removed.push((path, reason.to_string()));
+    }
+    removed
 }

@@ -1,12 +1,13 @@
 //! [`Latch`] and [`Semaphore`]: named objects under the ringbus root, usable across
-//! processes. The file holds the futex words ([`crate::shm::object`]); a handle maps it.
+//! processes. The file holds the futex words ([`crate::shm::latch_semaphore`]); a handle
+//! maps it and runs the protocols of [`crate::notify`] over them.
 
-use super::latch::{LatchWord, SetOutcome};
-use super::semaphore::{PostOutcome, SemaphoreWords};
-use super::TimedOut;
 use crate::error::OpenError;
+use crate::notify::latch::{LatchWord, SetOutcome};
+use crate::notify::semaphore::{PostOutcome, SemaphoreWords};
+use crate::notify::TimedOut;
 use crate::shm::header::SegmentKind;
-use crate::shm::object::{ObjectRecord, ObjectWords, OBJECT_BYTES};
+use crate::shm::latch_semaphore::{ObjectRecord, ObjectWords, OBJECT_BYTES};
 use crate::shm::{segment, Region, Root};
 use crate::sync::Ordering;
 use std::fs::File;
@@ -61,6 +62,19 @@ impl ObjectHandle {
 
     pub(crate) fn word(&self) -> &std::sync::atomic::AtomicU32 {
         self.words().word
+    }
+}
+
+impl crate::Node {
+    /// Opens the [`Latch`] `name` under this node's root, creating it if needed.
+    pub fn latch(&self, name: &str) -> Result<Latch, OpenError> {
+        Latch::open(self.root(), name)
+    }
+
+    /// Opens the [`Semaphore`] `name` under this node's root, creating it with `initial`
+    /// tokens if it does not exist.
+    pub fn semaphore(&self, name: &str, initial: u32) -> Result<Semaphore, OpenError> {
+        Semaphore::open(self.root(), name, initial)
     }
 }
 
@@ -184,7 +198,7 @@ impl Semaphore {
     /// Opens the semaphore `name` under `root`, creating it with `initial` tokens if it
     /// does not exist (an existing semaphore keeps its count).
     pub fn open(root: &Root, name: &str, initial: u32) -> Result<Semaphore, OpenError> {
-        if initial > super::semaphore::MAX_SEMAPHORE_COUNT {
+        if initial > crate::notify::semaphore::MAX_SEMAPHORE_COUNT {
             return Err(OpenError::InvalidConfig {
                 field: "initial",
                 value: initial as u64,
@@ -202,7 +216,7 @@ impl Semaphore {
     /// Returns a token and wakes exactly one sleeper, if any sleeps.
     pub fn post(&self) -> Result<(), SemaphoreFull> {
         match self.words().post() {
-            PostOutcome::Full => return Err(SemaphoreFull { max: super::semaphore::MAX_SEMAPHORE_COUNT }),
+            PostOutcome::Full => return Err(SemaphoreFull { max: crate::notify::semaphore::MAX_SEMAPHORE_COUNT }),
             PostOutcome::Quiet => self.handle.count_wake(None),
             PostOutcome::Woke(n) => self.handle.count_wake(Some(n)),
         }
