@@ -15,7 +15,7 @@ use crate::ring::log::EntryRecord;
 use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
-use crate::shm::topic::{occupancy, PayloadType, SlotState};
+use crate::shm::topic::PayloadType;
 use crate::sync::Ordering;
 use crate::Node;
 
@@ -61,34 +61,27 @@ impl Publisher {
         let node = builder.node.clone();
         let (topic, slot, (segment, incarnation)) =
             TopicHandle::join(&builder, Role::Publisher, |t, slot, _reclaimed| {
-                let shared = t.layout.publisher_slot(&t.region, slot);
+                let shared = t.segment.publisher(slot);
                 // The previous publisher's file stays after it leaves or dies, so subscribers
                 // can drain it; the slot's next incarnation (this one) replaces it.
-                let previous = (shared.occupancy.load(Ordering::Acquire) >> 32) as u32;
+                let previous = (shared.occupancy() >> 32) as u32;
                 segment::remove(&t.root.publisher_path(&t.file_name, t.topic_id, slot, previous));
                 let incarnation = previous.wrapping_add(1);
                 let geometry =
-                    PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or(OpenError::InvalidConfig {
+                    PublisherGeometry::new(t.segment.config(), t.payload.align).ok_or(OpenError::InvalidConfig {
                         field: "max_payload_bytes",
-                        value: t.layout.config.max_payload_bytes,
+                        value: t.segment.config().max_payload_bytes,
                         reason: "max_payload_bytes × chunks exceeds 16 TiB",
                     })?;
                 let path = t.root.publisher_path(&t.file_name, t.topic_id, slot, incarnation);
                 // Left by a publisher of this slot that died between creating it and going live.
                 segment::remove(&path);
                 let segment = PublisherSegment::create(&t.root, &path, geometry, t.topic_id, slot, incarnation)?;
-                shared.node_id.store(node.id(), Ordering::Relaxed);
-                shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
-                for counter in [&shared.publishes, &shared.wake_syscalls, &shared.wakes_skipped, &shared.payload_bytes]
-                {
-                    counter.store(0, Ordering::Relaxed);
-                }
-                // Release: pairs with the subscribers' Acquire load of the occupancy word; they
-                // find a complete segment file once they see the new incarnation.
-                shared.occupancy.store(occupancy(incarnation, SlotState::Active), Ordering::Release);
+                // Subscribers find a complete segment file once they see the new incarnation.
+                shared.activate(node.id(), crate::sys::fs::pid(), incarnation);
                 Ok((segment, incarnation))
             })?;
-        let allocator = ChunkAllocator::new(topic.layout.config.chunk_count, topic.layout.config.depth);
+        let allocator = ChunkAllocator::new(topic.segment.config().chunk_count, topic.segment.config().depth);
         Ok(Publisher {
             topic,
             slot,
@@ -120,7 +113,7 @@ impl Publisher {
     /// dropped keeps its chunk out of use until the publisher is dropped.
     #[inline]
     pub fn loan_detached(&mut self, len: usize) -> Result<DetachedLoan, LoanError> {
-        let max = self.topic.layout.config.max_payload_bytes;
+        let max = self.topic.segment.config().max_payload_bytes;
         if len as u64 > max {
             return Err(LoanError::TooLarge { requested: len as u64, max });
         }
@@ -131,7 +124,7 @@ impl Publisher {
                 self.reclaim_dead_subscribers();
                 self.segment
                     .claim(&mut self.allocator)
-                    .ok_or(LoanError::PoolExhausted { chunks: self.topic.layout.config.chunk_count })?
+                    .ok_or(LoanError::PoolExhausted { chunks: self.topic.segment.config().chunk_count })?
             }
         };
         Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
@@ -145,15 +138,15 @@ impl Publisher {
     #[inline]
     fn prefetch_publish_lines(&self) {
         use crate::sync::prefetch_for_write;
-        let (layout, region) = (&self.topic.layout, &self.topic.region);
-        let index = crate::ring::index(self.next, layout.config.depth);
+        let topic = &self.topic.segment;
+        let index = crate::ring::index(self.next, topic.config().depth);
         if let Some(spare) = &self.spare {
             prefetch_for_write(self.segment.payload_address(spare.chunk) as *const u8);
         }
         prefetch_for_write(self.segment.entry_at(index) as *const _);
         prefetch_for_write(self.segment.published() as *const _);
-        prefetch_for_write(layout.wake_words(region).word as *const _);
-        prefetch_for_write(&layout.publisher_slot(region, self.slot).publishes as *const _);
+        prefetch_for_write(topic.wake_words().word as *const _);
+        prefetch_for_write(topic.publisher(self.slot).counters_line());
         if let Some(chunk) = self.allocator.in_log_at(index) {
             prefetch_for_write(self.segment.chunk_words(chunk).generation as *const _);
         }
@@ -247,7 +240,7 @@ impl Publisher {
     #[inline]
     fn commit(&mut self, claim: ClaimedChunk, length: u64) {
         let position = self.next;
-        let depth = self.topic.layout.config.depth;
+        let depth = self.topic.segment.config().depth;
         let index = crate::ring::index(position, depth);
         let record = EntryRecord {
             chunk: claim.chunk,
@@ -261,26 +254,21 @@ impl Publisher {
         // Release: pairs with the subscribers' Acquire load; a subscriber that sees the new
         // count sees the entry and every byte written into the chunk.
         self.segment.published().store(self.next, Ordering::Release);
-        let woke = self.topic.layout.wake_words(&self.topic.region).notify(self.direct_wakes);
+        let woke = self.topic.segment.wake_words().notify(self.direct_wakes);
         self.stats.publishes += 1;
-        let shared = self.topic.layout.publisher_slot(&self.topic.region, self.slot);
-        shared.publishes.store(self.stats.publishes, Ordering::Relaxed);
         self.stats.payload_bytes += length;
-        shared.payload_bytes.store(self.stats.payload_bytes, Ordering::Relaxed);
-        if woke {
-            self.stats.wake_syscalls += 1;
-            shared.wake_syscalls.store(self.stats.wake_syscalls, Ordering::Relaxed);
-        } else {
-            self.stats.wakes_skipped += 1;
-            shared.wakes_skipped.store(self.stats.wakes_skipped, Ordering::Relaxed);
-        }
+        let shared = self.topic.segment.publisher(self.slot);
+        shared.record_publish(self.stats.publishes, self.stats.payload_bytes);
+        let wakes = if woke { &mut self.stats.wake_syscalls } else { &mut self.stats.wakes_skipped };
+        *wakes += 1;
+        shared.record_wakes(woke, *wakes);
         self.spare = self.segment.claim(&mut self.allocator);
     }
 
     /// Slow path when no chunk is free: subscribers that died holding chunks of ours get
     /// their holder bits cleared (under their slot lock, so a new owner cannot race us).
     fn reclaim_dead_subscribers(&mut self) {
-        for s in 0..self.topic.layout.config.max_subscribers {
+        for s in 0..self.topic.segment.config().max_subscribers {
             self.topic.with_dead_slot(Role::Subscriber, s, || {
                 self.segment.release_holder_everywhere(s);
                 self.topic.reclaim_sleeper(s);
@@ -319,7 +307,7 @@ impl Publisher {
 
     /// The largest loan this topic allows.
     pub fn max_payload_bytes(&self) -> u64 {
-        self.topic.layout.config.max_payload_bytes
+        self.topic.segment.config().max_payload_bytes
     }
 
     /// Free chunks right now (not in the log, not held, not deferred, not the spare claimed
@@ -330,7 +318,7 @@ impl Publisher {
 
     /// Subscribers currently asleep on this topic (read from shared memory).
     pub fn sleeping_subscribers(&self) -> u32 {
-        self.topic.layout.wake_words(&self.topic.region).sleepers.load(Ordering::Relaxed)
+        self.topic.segment.wake_words().sleepers.load(Ordering::Relaxed)
     }
 }
 
@@ -341,10 +329,7 @@ impl Drop for Publisher {
             // Release: subscribers that see Free also see everything published before. The
             // segment file stays for them to drain; the slot's next publisher or the
             // topic's tear-down removes it.
-            t.layout
-                .publisher_slot(&t.region, slot)
-                .occupancy
-                .store(occupancy(incarnation, SlotState::Free), Ordering::Release);
+            t.segment.publisher(slot).release(incarnation);
         });
     }
 }

@@ -14,7 +14,6 @@ use crate::notify::Sleep;
 use crate::notify::Wake;
 use crate::ring::log::EntryRead;
 use crate::shm::topic::SlotState;
-use crate::sync::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,19 +56,10 @@ impl Subscriber {
             if reclaimed {
                 t.reclaim_sleeper(slot);
             }
-            let shared = t.layout.subscriber_slot(&t.region, slot);
-            shared.wake_mode.store(wake as u32, Ordering::Relaxed);
-            shared.node_id.store(node.id(), Ordering::Relaxed);
-            shared.pid.store(crate::sys::fs::pid(), Ordering::Relaxed);
-            for counter in [&shared.taken, &shared.lost] {
-                counter.store(0, Ordering::Relaxed);
-            }
-            shared.held.store(0, Ordering::Relaxed);
-            // Release: pairs with the Acquire state loads of sweeps and reclaimers.
-            shared.state.store(SlotState::Active as u32, Ordering::Release);
+            t.segment.subscriber(slot).activate(wake as u32, node.id(), crate::sys::fs::pid());
             Ok(reclaimed)
         })?;
-        let config = topic.layout.config;
+        let config = *topic.segment.config();
         let core = Arc::new(SubscriberCore::new(topic, slot, reclaimed, node));
         let keep_last = builder.keep_last.unwrap_or(config.depth);
         if keep_last == 0 || keep_last > config.depth {
@@ -112,7 +102,7 @@ impl Subscriber {
     /// (`joining`), existing publishers are read from `history` messages back; publishers
     /// that appear later are read from their first message.
     fn refresh(&mut self, joining: bool) -> Result<(), TakeError> {
-        let history = self.core.topic.layout.config.history as u64;
+        let history = self.core.topic.segment.config().history as u64;
         for (slot, cursor) in self.cursors.iter_mut().enumerate() {
             let (word, decoded) = self.core.topic.publisher_occupancy(slot as u32);
             if word == cursor.occupancy {
@@ -147,7 +137,7 @@ impl Subscriber {
 
     /// Reads the next message of one publisher; `advance` = take (else peek).
     fn read_from(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
-        let depth = self.core.topic.layout.config.depth;
+        let depth = self.core.topic.segment.config().depth;
         let cursor = &mut self.cursors[slot];
         let Some(view) = cursor.view.clone() else {
             return Ok(None);
@@ -233,10 +223,8 @@ impl Subscriber {
     }
 
     fn publish_counters(&self) {
-        let shared = self.core.topic.layout.subscriber_slot(&self.core.topic.region, self.core.slot);
-        shared.taken.store(self.taken, Ordering::Relaxed);
-        shared.lost.store(self.lost, Ordering::Relaxed);
-        shared.read_mark.store(self.mark_base.wrapping_add(self.moved_past() as u32), Ordering::Relaxed);
+        let read_mark = self.mark_base.wrapping_add(self.moved_past() as u32);
+        self.core.topic.segment.subscriber(self.core.slot).record_counters(self.taken, self.lost, read_mark);
     }
 
     fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
@@ -282,7 +270,7 @@ impl Subscriber {
     /// [`TakeAll`](super::TakeAll). Read from a timer, this is the polling style of seed
     /// 002: nothing wakes the process between ticks.
     pub fn take_all(&mut self) -> super::TakeAll<'_> {
-        let c = self.core.topic.layout.config;
+        let c = *self.core.topic.segment.config();
         let limit = c.depth as u64 * c.max_publishers as u64;
         super::TakeAll::new(self, limit)
     }
@@ -343,9 +331,9 @@ impl Subscriber {
             if remaining == Some(Duration::ZERO) {
                 return Err(ReceiveError::Timeout);
             }
-            let t = &self.core.topic;
-            let mark = &t.layout.subscriber_slot(&t.region, self.core.slot).sleeping;
-            if t.layout.wake_words(&t.region).sleep(mark, || !self.nothing_new(), remaining) == Sleep::TimedOut {
+            let t = &self.core.topic.segment;
+            let mark = t.subscriber(self.core.slot).sleep_mark();
+            if t.wake_words().sleep(mark, || !self.nothing_new(), remaining) == Sleep::TimedOut {
                 return self.take()?.ok_or(ReceiveError::Timeout);
             }
         }

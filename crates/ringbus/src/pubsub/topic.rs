@@ -14,17 +14,17 @@ use super::settings::{file_name, TopicBuilder};
 use crate::error::{io_err, OpenError};
 use crate::shm::header::SegmentKind;
 use crate::shm::segment::{self, header_error};
-use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout};
+use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout, TopicSegment};
 use crate::shm::{Region, Root};
 use crate::sync::Ordering;
 use crate::sys;
 use std::fs::File;
 use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
 
 /// The most waits one subscriber is counted in at once that a reclaimer believes: one per
 /// wait set it is attached to (a wait set may hold two for a moment) and one `receive`.
 const MAX_SLEEPS_PER_SUBSCRIBER: u32 = 1024;
-use std::path::{Path, PathBuf};
 
 /// Publisher or subscriber.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +53,7 @@ pub(crate) struct TopicHandle {
     pub file_name: String,
     pub path: PathBuf,
     pub file: File,
-    pub region: Region,
-    pub layout: TopicLayout,
+    pub segment: TopicSegment,
     pub topic_id: u64,
     pub payload: PayloadType,
 }
@@ -113,7 +112,7 @@ impl TopicHandle {
                     reason: format!("it holds topic {:?}, not {name:?}", h.name),
                 });
             }
-            builder.settings.check_against(name, &h.layout.config, &h.payload)?;
+            builder.settings.check_against(name, h.segment.config(), &h.payload)?;
             return Ok(Some(h));
         }
         let (config, payload) = builder.settings.resolve()?;
@@ -127,8 +126,7 @@ impl TopicHandle {
             file_name: file_name.into(),
             path: path.to_path_buf(),
             file: c.file,
-            region: c.region,
-            layout,
+            segment: TopicSegment::new(c.region, layout),
             topic_id,
             payload,
         }))
@@ -137,23 +135,23 @@ impl TopicHandle {
     /// The liveness lock byte of a slot.
     pub(crate) fn lock_byte(&self, role: Role, slot: u32) -> u64 {
         match role {
-            Role::Publisher => self.layout.publisher_slot_offset(slot) as u64,
-            Role::Subscriber => self.layout.subscriber_slot_offset(slot) as u64,
+            Role::Publisher => self.segment.publisher_offset(slot),
+            Role::Subscriber => self.segment.subscriber_offset(slot),
         }
     }
 
     fn slot_count(&self, role: Role) -> u32 {
         match role {
-            Role::Publisher => self.layout.config.max_publishers,
-            Role::Subscriber => self.layout.config.max_subscribers,
+            Role::Publisher => self.segment.config().max_publishers,
+            Role::Subscriber => self.segment.config().max_subscribers,
         }
     }
 
     /// The raw state of a slot (publisher slots: the state half of the occupancy word).
     fn slot_state(&self, role: Role, slot: u32) -> u32 {
         match role {
-            Role::Publisher => self.layout.publisher_slot(&self.region, slot).occupancy.load(Ordering::Acquire) as u32,
-            Role::Subscriber => self.layout.subscriber_slot(&self.region, slot).state.load(Ordering::Acquire),
+            Role::Publisher => self.segment.publisher(slot).occupancy() as u32,
+            Role::Subscriber => self.segment.subscriber(slot).state(),
         }
     }
 
@@ -244,16 +242,16 @@ impl TopicHandle {
 
     /// Whether no slot is alive and the file is still in place (what tear-down checks).
     pub(crate) fn is_unused(&self) -> bool {
-        let any_alive = (0..self.layout.config.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
-            || (0..self.layout.config.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
+        let c = self.segment.config();
+        let any_alive = (0..c.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
+            || (0..c.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
         !any_alive && !segment::is_unlinked(&self.file, &self.path).unwrap_or(true)
     }
 
     /// The incarnation and state of a publisher slot; an unknown state is reported as the
     /// raw value.
     pub(crate) fn publisher_occupancy(&self, slot: u32) -> (u64, Result<(u32, SlotState), u32>) {
-        // Acquire: pairs with the Release store that made the slot Active.
-        let word = self.layout.publisher_slot(&self.region, slot).occupancy.load(Ordering::Acquire);
+        let word = self.segment.publisher(slot).occupancy();
         (word, decode_occupancy(word))
     }
 
@@ -285,8 +283,7 @@ impl TopicHandle {
             file_name: file_name.into(),
             path: path.to_path_buf(),
             file: opened.file,
-            region: opened.region,
-            layout,
+            segment: TopicSegment::new(opened.region, layout),
             topic_id: header.topic_id,
             payload,
         })
@@ -298,10 +295,9 @@ impl TopicHandle {
     /// sleepers count left too high costs wake calls that find nobody, one too low would
     /// lose wake-ups.
     pub(crate) fn reclaim_sleeper(&self, slot: u32) {
-        let mark = &self.layout.subscriber_slot(&self.region, slot).sleeping;
-        let registered = mark.swap(0, Ordering::Relaxed);
+        let registered = self.segment.subscriber(slot).take_sleep_mark();
         if (1..=MAX_SLEEPS_PER_SUBSCRIBER).contains(&registered) {
-            let sleepers = self.layout.wake_words(&self.region).sleepers;
+            let sleepers = self.segment.wake_words().sleepers;
             let _ = sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(registered));
         }
     }

@@ -7,7 +7,6 @@ use crate::pool::local::LocalPins;
 use crate::ring::log::EntryRecord;
 use crate::shm::pod::{self, Pod};
 use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
-use crate::shm::topic::SlotState;
 use crate::Node;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -52,7 +51,7 @@ impl SubscriberCore {
     pub(crate) fn wake_word_now(&self) -> u32 {
         // Acquire: pairs with the Release bump in `WakeWords::notify`, so a look after
         // this load sees every message published before the bump it observed.
-        self.topic.layout.wake_words(&self.topic.region).word.load(Ordering::Acquire)
+        self.topic.segment.wake_words().word.load(Ordering::Acquire)
     }
 
     /// Records that a look started at wake word `word` found nothing new.
@@ -69,23 +68,23 @@ impl SubscriberCore {
 
     /// Counts this subscriber in the topic's sleepers; returns the wake word to sleep on.
     pub(crate) fn register_sleeper(&self) -> u32 {
-        let t = &self.topic;
-        t.layout.wake_words(&t.region).register(&t.layout.subscriber_slot(&t.region, self.slot).sleeping)
+        let t = &self.topic.segment;
+        t.wake_words().register(t.subscriber(self.slot).sleep_mark())
     }
 
     pub(crate) fn unregister_sleeper(&self) {
-        let t = &self.topic;
-        t.layout.wake_words(&t.region).unregister(&t.layout.subscriber_slot(&t.region, self.slot).sleeping)
+        let t = &self.topic.segment;
+        t.wake_words().unregister(t.subscriber(self.slot).sleep_mark())
     }
 
     /// After being woken: wakes the topic's other sleepers if a publish left the relay token.
     pub(crate) fn relay(&self) {
-        self.topic.layout.wake_words(&self.topic.region).relay()
+        self.topic.segment.wake_words().relay()
     }
 
     /// The topic's wake word itself (to sleep on).
     pub(crate) fn wake_word(&self) -> &std::sync::atomic::AtomicU32 {
-        self.topic.layout.wake_words(&self.topic.region).word
+        self.topic.segment.wake_words().word
     }
 
     fn set_held(&self, delta_up: bool) {
@@ -94,7 +93,7 @@ impl SubscriberCore {
         } else {
             self.held.fetch_sub(1, Ordering::Relaxed) - 1
         };
-        self.topic.layout.subscriber_slot(&self.topic.region, self.slot).held.store(held, Ordering::Relaxed);
+        self.topic.segment.subscriber(self.slot).record_held(held);
     }
 }
 
@@ -102,10 +101,7 @@ impl Drop for SubscriberCore {
     fn drop(&mut self) {
         let slot = self.slot;
         self.topic.leave(Role::Subscriber, slot, |t| {
-            let shared = t.layout.subscriber_slot(&t.region, slot);
-            shared.held.store(0, Ordering::Relaxed);
-            // Release: pairs with the Acquire state loads of whoever claims the slot next.
-            shared.state.store(SlotState::Free as u32, Ordering::Release);
+            t.segment.subscriber(slot).release();
         });
     }
 }
@@ -131,11 +127,11 @@ impl PublisherView {
         let t = &core.topic;
         let path = t.root.publisher_path(&t.file_name, t.topic_id, publisher_slot, incarnation);
         let geometry =
-            PublisherGeometry::new(&t.layout.config, t.payload.align).ok_or_else(|| OpenError::Corrupted {
+            PublisherGeometry::new(t.segment.config(), t.payload.align).ok_or_else(|| OpenError::Corrupted {
                 path: path.clone(),
                 corruption: Corruption {
                     what: "publisher geometry",
-                    found: t.layout.config.max_payload_bytes,
+                    found: t.segment.config().max_payload_bytes,
                     limit: 0,
                 },
             })?;
@@ -174,7 +170,7 @@ impl PublisherView {
     /// Pins the chunk of a validated entry. `Ok(None)`: the chunk was recycled (the message
     /// is lost).
     pub(crate) fn pin(self: &Arc<Self>, position: u64, record: EntryRecord) -> Result<Option<Sample>, TakeError> {
-        let max_held = self.core.topic.layout.config.max_held;
+        let max_held = self.core.topic.segment.config().max_held;
         if self.core.held() >= max_held {
             return Err(TakeError::HeldLimit { max_held });
         }

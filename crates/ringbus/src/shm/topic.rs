@@ -19,7 +19,7 @@
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
 use super::{Region, Shared};
 use crate::notify::WakeWords;
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::mem::{offset_of, size_of};
 
 pub(crate) const MAX_PUBLISHERS: u32 = 64;
@@ -140,16 +140,16 @@ impl TryFrom<u32> for SlotState {
 #[repr(C, align(64))]
 pub(crate) struct PublisherSlot {
     /// `incarnation << 32 | state`: one load tells a subscriber whether to (re)attach.
-    pub occupancy: AtomicU64,
-    pub node_id: AtomicU64,
-    pub pid: AtomicU32,
+    occupancy: AtomicU64,
+    node_id: AtomicU64,
+    pid: AtomicU32,
     reserved0: [AtomicU32; 11],
     // Second cache line: counters, written by the publisher on every publish.
-    pub publishes: AtomicU64,
-    pub wake_syscalls: AtomicU64,
-    pub wakes_skipped: AtomicU64,
+    publishes: AtomicU64,
+    wake_syscalls: AtomicU64,
+    wakes_skipped: AtomicU64,
     /// Payload bytes published (for rates in `ringbus top`).
-    pub payload_bytes: AtomicU64,
+    payload_bytes: AtomicU64,
     reserved1: [AtomicU64; 4],
 }
 const _: () = assert!(size_of::<PublisherSlot>() == PUBLISHER_SLOT_BYTES);
@@ -159,7 +159,78 @@ const _: () = assert!(offset_of!(PublisherSlot, payload_bytes) == 88);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for PublisherSlot {}
 
-pub(crate) fn occupancy(incarnation: u32, state: SlotState) -> u64 {
+/// What a publisher slot says, read field by field (for inspection; not one instant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PublisherSnapshot {
+    pub node_id: u64,
+    pub pid: u32,
+    pub publishes: u64,
+    pub wake_syscalls: u64,
+    pub wakes_skipped: u64,
+    pub payload_bytes: u64,
+}
+
+impl PublisherSlot {
+    /// The occupancy word (see [`decode_occupancy`]).
+    #[inline]
+    pub(crate) fn occupancy(&self) -> u64 {
+        // Acquire: pairs with the Release stores of `activate` and `release`: whoever sees
+        // an incarnation sees its segment file complete, and everything it published.
+        self.occupancy.load(Ordering::Acquire)
+    }
+
+    /// Owner, under the slot's lock: takes the slot as `incarnation` (counters zeroed), after
+    /// its segment file is complete.
+    pub(crate) fn activate(&self, node_id: u64, pid: u32, incarnation: u32) {
+        self.node_id.store(node_id, Ordering::Relaxed);
+        self.pid.store(pid, Ordering::Relaxed);
+        for counter in [&self.publishes, &self.wake_syscalls, &self.wakes_skipped, &self.payload_bytes] {
+            counter.store(0, Ordering::Relaxed);
+        }
+        // Release: pairs with the Acquire in `occupancy`.
+        self.occupancy.store(occupancy(incarnation, SlotState::Active), Ordering::Release);
+    }
+
+    /// Owner, leaving: marks the slot free (its segment file stays for subscribers to
+    /// drain).
+    pub(crate) fn release(&self, incarnation: u32) {
+        // Release: pairs with the Acquire in `occupancy`.
+        self.occupancy.store(occupancy(incarnation, SlotState::Free), Ordering::Release);
+    }
+
+    /// Owner: the counters after a publish (plain stores, no read-modify-write).
+    #[inline]
+    pub(crate) fn record_publish(&self, publishes: u64, payload_bytes: u64) {
+        self.publishes.store(publishes, Ordering::Relaxed);
+        self.payload_bytes.store(payload_bytes, Ordering::Relaxed);
+    }
+
+    /// Owner: how many publishes made the wake system call (`woke`) or skipped it.
+    #[inline]
+    pub(crate) fn record_wakes(&self, woke: bool, count: u64) {
+        let counter = if woke { &self.wake_syscalls } else { &self.wakes_skipped };
+        counter.store(count, Ordering::Relaxed);
+    }
+
+    /// The line the counters live on (to prefetch before a publish).
+    #[inline]
+    pub(crate) fn counters_line(&self) -> *const u8 {
+        (&self.publishes as *const AtomicU64).cast()
+    }
+
+    pub(crate) fn snapshot(&self) -> PublisherSnapshot {
+        PublisherSnapshot {
+            node_id: self.node_id.load(Ordering::Relaxed),
+            pid: self.pid.load(Ordering::Relaxed),
+            publishes: self.publishes.load(Ordering::Relaxed),
+            wake_syscalls: self.wake_syscalls.load(Ordering::Relaxed),
+            wakes_skipped: self.wakes_skipped.load(Ordering::Relaxed),
+            payload_bytes: self.payload_bytes.load(Ordering::Relaxed),
+        }
+    }
+}
+
+fn occupancy(incarnation: u32, state: SlotState) -> u64 {
     (incarnation as u64) << 32 | state as u64
 }
 
@@ -171,21 +242,21 @@ pub(crate) fn decode_occupancy(word: u64) -> Result<(u32, SlotState), u32> {
 /// One subscriber's entry in the topic.
 #[repr(C, align(64))]
 pub(crate) struct SubscriberSlot {
-    pub state: AtomicU32,
-    pub wake_mode: AtomicU32,
-    pub node_id: AtomicU64,
-    pub taken: AtomicU64,
-    pub lost: AtomicU64,
+    state: AtomicU32,
+    wake_mode: AtomicU32,
+    node_id: AtomicU64,
+    taken: AtomicU64,
+    lost: AtomicU64,
     /// How many times this subscriber is counted in the topic's sleepers right now (see
     /// `notify::protocol`): one per wait of it in progress — `receive`, or each wait set
     /// it is armed in. Non-zero: asleep.
-    pub sleeping: AtomicU32,
-    pub pid: AtomicU32,
-    pub held: AtomicU32,
+    sleeping: AtomicU32,
+    pid: AtomicU32,
+    held: AtomicU32,
     /// The topic's wake word as it would read had every message this subscriber has
     /// moved past (taken, lost or skipped) just been published: `wake word − read_mark`
     /// is its lag. Written by the subscriber; only diagnostics read it.
-    pub read_mark: AtomicU32,
+    read_mark: AtomicU32,
     reserved: [AtomicU32; 4],
 }
 const _: () = assert!(size_of::<SubscriberSlot>() == SUBSCRIBER_SLOT_BYTES);
@@ -193,6 +264,83 @@ const _: () = assert!(offset_of!(SubscriberSlot, sleeping) == 32);
 const _: () = assert!(offset_of!(SubscriberSlot, read_mark) == 44);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for SubscriberSlot {}
+
+/// What a subscriber slot says, read field by field (for inspection; not one instant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SubscriberSnapshot {
+    pub wake_mode: u32,
+    pub node_id: u64,
+    pub pid: u32,
+    pub taken: u64,
+    pub lost: u64,
+    pub held: u32,
+    pub sleeping: u32,
+    pub read_mark: u32,
+}
+
+impl SubscriberSlot {
+    /// The raw state (see [`SlotState`]).
+    pub(crate) fn state(&self) -> u32 {
+        // Acquire: pairs with the Release stores of `activate` and `release`.
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// Owner, under the slot's lock: takes the slot (counters zeroed).
+    pub(crate) fn activate(&self, wake_mode: u32, node_id: u64, pid: u32) {
+        self.wake_mode.store(wake_mode, Ordering::Relaxed);
+        self.node_id.store(node_id, Ordering::Relaxed);
+        self.pid.store(pid, Ordering::Relaxed);
+        self.taken.store(0, Ordering::Relaxed);
+        self.lost.store(0, Ordering::Relaxed);
+        self.held.store(0, Ordering::Relaxed);
+        // Release: pairs with the Acquire in `state` of sweeps and reclaimers.
+        self.state.store(SlotState::Active as u32, Ordering::Release);
+    }
+
+    /// Owner, leaving: marks the slot free.
+    pub(crate) fn release(&self) {
+        self.held.store(0, Ordering::Relaxed);
+        // Release: pairs with the Acquire in `state` of whoever claims the slot next.
+        self.state.store(SlotState::Free as u32, Ordering::Release);
+    }
+
+    /// Owner: how many samples it holds now.
+    pub(crate) fn record_held(&self, held: u32) {
+        self.held.store(held, Ordering::Relaxed);
+    }
+
+    /// Owner: its counters after a take (plain stores).
+    pub(crate) fn record_counters(&self, taken: u64, lost: u64, read_mark: u32) {
+        self.taken.store(taken, Ordering::Relaxed);
+        self.lost.store(lost, Ordering::Relaxed);
+        self.read_mark.store(read_mark, Ordering::Relaxed);
+    }
+
+    /// The count of this subscriber's registrations in the topic's sleepers, which the
+    /// wake protocol keeps (`WakeWords::register`).
+    pub(crate) fn sleep_mark(&self) -> &AtomicU32 {
+        &self.sleeping
+    }
+
+    /// A reclaimer, under the slot's lock: takes the dead owner's registrations back
+    /// (returns how many the mark said).
+    pub(crate) fn take_sleep_mark(&self) -> u32 {
+        self.sleeping.swap(0, Ordering::Relaxed)
+    }
+
+    pub(crate) fn snapshot(&self) -> SubscriberSnapshot {
+        SubscriberSnapshot {
+            wake_mode: self.wake_mode.load(Ordering::Relaxed),
+            node_id: self.node_id.load(Ordering::Relaxed),
+            pid: self.pid.load(Ordering::Relaxed),
+            taken: self.taken.load(Ordering::Relaxed),
+            lost: self.lost.load(Ordering::Relaxed),
+            held: self.held.load(Ordering::Relaxed),
+            sleeping: self.sleeping.load(Ordering::Relaxed),
+            read_mark: self.read_mark.load(Ordering::Relaxed),
+        }
+    }
+}
 
 /// The payload type a topic was created for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,7 +437,7 @@ impl TopicLayout {
     }
 
     #[inline]
-    pub(crate) fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
+    fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
         WakeWords {
             word: region.get::<AtomicU32>(WAKE_OFFSET),
             sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
@@ -298,12 +446,64 @@ impl TopicLayout {
     }
 
     #[inline]
-    pub(crate) fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
+    fn publisher_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r PublisherSlot {
         region.get(self.publisher_slot_offset(slot))
     }
 
-    pub(crate) fn subscriber_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r SubscriberSlot {
+    #[inline]
+    fn subscriber_slot<'r>(&self, region: &'r Region, slot: u32) -> &'r SubscriberSlot {
         region.get(self.subscriber_slot_offset(slot))
+    }
+}
+
+/// A mapped topic segment: its region and the layout validated when it was opened (or
+/// written when it was created). Everything in it is reached through here.
+#[derive(Debug)]
+pub(crate) struct TopicSegment {
+    region: Region,
+    layout: TopicLayout,
+}
+
+impl TopicSegment {
+    /// `layout` must be what [`TopicLayout::read`] returned for `region`, or what
+    /// [`TopicLayout::init`] wrote into it.
+    pub(crate) fn new(region: Region, layout: TopicLayout) -> TopicSegment {
+        TopicSegment { region, layout }
+    }
+
+    #[inline]
+    pub(crate) fn config(&self) -> &TopicConfig {
+        &self.layout.config
+    }
+
+    /// The segment's length in bytes.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.region.len() as u64
+    }
+
+    #[inline]
+    pub(crate) fn wake_words(&self) -> WakeWords<'_> {
+        self.layout.wake_words(&self.region)
+    }
+
+    #[inline]
+    pub(crate) fn publisher(&self, slot: u32) -> &PublisherSlot {
+        self.layout.publisher_slot(&self.region, slot)
+    }
+
+    #[inline]
+    pub(crate) fn subscriber(&self, slot: u32) -> &SubscriberSlot {
+        self.layout.subscriber_slot(&self.region, slot)
+    }
+
+    /// Where a publisher slot starts (its first byte is the slot's liveness lock).
+    pub(crate) fn publisher_offset(&self, slot: u32) -> u64 {
+        self.layout.publisher_slot_offset(slot) as u64
+    }
+
+    /// Where a subscriber slot starts (its first byte is the slot's liveness lock).
+    pub(crate) fn subscriber_offset(&self, slot: u32) -> u64 {
+        self.layout.subscriber_slot_offset(slot) as u64
     }
 }
 

@@ -188,8 +188,8 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
     let Some(t) = TopicHandle::open_for_sweep(root, file_name)? else {
         return Ok(None);
     };
-    let c = t.layout.config;
-    let words = t.layout.wake_words(&t.region);
+    let c = *t.segment.config();
+    let words = t.segment.wake_words();
     let wake_word = words.word.load(Ordering::Relaxed);
     let prefix = Root::publisher_prefix(file_name, t.topic_id);
     let publisher_bytes: u64 = names
@@ -216,7 +216,7 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
         payload_align: t.payload.align,
         wake_word,
         sleepers: words.sleepers.load(Ordering::Relaxed),
-        segment_bytes: t.region.len() as u64 + publisher_bytes,
+        segment_bytes: t.segment.bytes() + publisher_bytes,
         publishers: (0..c.max_publishers).filter_map(|s| publisher(&t, s)).collect(),
         subscribers: (0..c.max_subscribers).filter_map(|s| subscriber(&t, s, wake_word)).collect(),
     }))
@@ -229,40 +229,41 @@ fn publisher(t: &TopicHandle, slot: u32) -> Option<PublisherInfo> {
     if state == SlotState::Free {
         return None;
     }
-    let s = t.layout.publisher_slot(&t.region, slot);
+    let s = t.segment.publisher(slot).snapshot();
     Some(PublisherInfo {
         slot,
         incarnation,
         alive: t.is_alive(Role::Publisher, slot),
-        node_id: s.node_id.load(Ordering::Relaxed),
-        pid: s.pid.load(Ordering::Relaxed),
+        node_id: s.node_id,
+        pid: s.pid,
         stats: PublisherStats {
-            publishes: s.publishes.load(Ordering::Relaxed),
-            wake_syscalls: s.wake_syscalls.load(Ordering::Relaxed),
-            wakes_skipped: s.wakes_skipped.load(Ordering::Relaxed),
-            payload_bytes: s.payload_bytes.load(Ordering::Relaxed),
+            publishes: s.publishes,
+            wake_syscalls: s.wake_syscalls,
+            wakes_skipped: s.wakes_skipped,
+            payload_bytes: s.payload_bytes,
         },
     })
 }
 
 fn subscriber(t: &TopicHandle, slot: u32, wake_word: u32) -> Option<SubscriberInfo> {
-    let s = t.layout.subscriber_slot(&t.region, slot);
-    if s.state.load(Ordering::Acquire) != SlotState::Active as u32 {
+    let slot_view = t.segment.subscriber(slot);
+    if slot_view.state() != SlotState::Active as u32 {
         return None;
     }
+    let s = slot_view.snapshot();
     // Signed distance: a mark a little ahead of the word (a publish racing the look that
     // set it) is no lag, not 4 billion.
-    let lag = wake_word.wrapping_sub(s.read_mark.load(Ordering::Relaxed)) as i32;
+    let lag = wake_word.wrapping_sub(s.read_mark) as i32;
     Some(SubscriberInfo {
         slot,
         alive: t.is_alive(Role::Subscriber, slot),
-        node_id: s.node_id.load(Ordering::Relaxed),
-        pid: s.pid.load(Ordering::Relaxed),
-        wake: if s.wake_mode.load(Ordering::Relaxed) == Wake::Never as u32 { Wake::Never } else { Wake::OnData },
-        taken: s.taken.load(Ordering::Relaxed),
-        lost: s.lost.load(Ordering::Relaxed),
-        held: s.held.load(Ordering::Relaxed),
-        asleep: s.sleeping.load(Ordering::Relaxed) != 0,
+        node_id: s.node_id,
+        pid: s.pid,
+        wake: if s.wake_mode == Wake::Never as u32 { Wake::Never } else { Wake::OnData },
+        taken: s.taken,
+        lost: s.lost,
+        held: s.held,
+        asleep: s.sleeping != 0,
         lag: lag.max(0) as u64,
     })
 }
