@@ -9,7 +9,6 @@ use crate::notify::TimedOut;
 use crate::shm::header::SegmentKind;
 use crate::shm::latch_semaphore::{ObjectRecord, ObjectWords, OBJECT_BYTES};
 use crate::shm::{segment, Region, Root};
-use crate::sync::Ordering;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,14 +49,7 @@ impl ObjectHandle {
     }
 
     fn count_wake(&self, woken: Option<u32>) {
-        let w = self.words();
-        match woken {
-            None => w.skipped.fetch_add(1, Ordering::Relaxed),
-            Some(n) => {
-                w.woken.fetch_add(n as u64, Ordering::Relaxed);
-                w.wake_calls.fetch_add(1, Ordering::Relaxed)
-            }
-        };
+        self.words().count_wake(woken);
     }
 
     pub(crate) fn word(&self) -> &std::sync::atomic::AtomicU32 {
@@ -91,11 +83,8 @@ pub struct WakeStats {
 
 impl WakeStats {
     pub(crate) fn read(w: &ObjectWords<'_>) -> WakeStats {
-        WakeStats {
-            wake_calls: w.wake_calls.load(Ordering::Relaxed),
-            woken: w.woken.load(Ordering::Relaxed),
-            skipped: w.skipped.load(Ordering::Relaxed),
-        }
+        let (wake_calls, woken, skipped) = w.wake_counters();
+        WakeStats { wake_calls, woken, skipped }
     }
 }
 
@@ -240,6 +229,6 @@ impl Semaphore {
 
     /// Free tokens right now (a snapshot).
     pub fn value(&self) -> u32 {
-        self.words().count.load(Ordering::Relaxed)
+        self.handle.words().word_now()
     }
 }

@@ -95,6 +95,19 @@ impl WakeWords<'_> {
         true
     }
 
+    /// The wake word now, for a look that follows: a look after this load sees every
+    /// message published before the bump it observed.
+    #[inline]
+    pub(crate) fn word_now(&self) -> u32 {
+        // Acquire: pairs with the Release bump in `notify`.
+        self.word.load(Ordering::Acquire)
+    }
+
+    /// How many waits are registered to sleep now (a snapshot, for diagnostics).
+    pub(crate) fn sleepers_now(&self) -> u32 {
+        self.sleepers.load(Ordering::Relaxed)
+    }
+
     /// Woken subscriber side: if a publish left the relay token, takes it and wakes every
     /// other sleeper with one call. Everyone else returns at once, with no system call.
     /// Any non-zero token counts as set: one scribbled by a bad peer costs at most one wake

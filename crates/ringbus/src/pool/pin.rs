@@ -52,6 +52,17 @@ impl ChunkWords<'_> {
         self.holders[word].fetch_and(!bit, Ordering::Release);
     }
 
+    /// Whether the chunk still carries `generation` (a look without pinning).
+    #[inline]
+    pub(crate) fn has_generation(&self, generation: u32) -> bool {
+        self.generation.load(Ordering::Relaxed) == generation
+    }
+
+    /// Whether any subscriber's bit is set (a snapshot, for diagnostics).
+    pub(crate) fn is_held(&self) -> bool {
+        self.holders.iter().any(|h| h.load(Ordering::Relaxed) != 0)
+    }
+
     /// Whether subscriber `holder`'s bit is set.
     #[cfg(test)]
     pub(crate) fn is_held_by(&self, holder: u32) -> bool {

@@ -16,7 +16,6 @@ use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
 use crate::shm::topic::PayloadType;
-use crate::sync::Ordering;
 use crate::Node;
 
 /// Counters of one publisher (also visible to other processes in the topic segment).
@@ -144,7 +143,7 @@ impl Publisher {
             prefetch_for_write(self.segment.payload_address(spare.chunk) as *const u8);
         }
         prefetch_for_write(self.segment.entry_at(index) as *const _);
-        prefetch_for_write(self.segment.published() as *const _);
+        prefetch_for_write(self.segment.published_line());
         prefetch_for_write(topic.wake_words().word as *const _);
         prefetch_for_write(topic.publisher(self.slot).counters_line());
         if let Some(chunk) = self.allocator.in_log_at(index) {
@@ -251,9 +250,8 @@ impl Publisher {
         self.segment.entry(index).write(position, record);
         self.allocator.enter_log(index, claim.chunk);
         self.next = position + 1;
-        // Release: pairs with the subscribers' Acquire load; a subscriber that sees the new
-        // count sees the entry and every byte written into the chunk.
-        self.segment.published().store(self.next, Ordering::Release);
+        // A subscriber that sees the new count sees the entry and every byte of the chunk.
+        self.segment.set_published(self.next);
         let woke = self.topic.segment.wake_words().notify(self.direct_wakes);
         self.stats.publishes += 1;
         self.stats.payload_bytes += length;
@@ -282,9 +280,7 @@ impl Publisher {
     pub fn chunks_held_by_subscribers(&mut self) -> u32 {
         self.reclaim_dead_subscribers();
         let g = self.segment.geometry;
-        (0..g.chunk_count)
-            .filter(|&c| self.segment.chunk_words(c).holders.iter().any(|h| h.load(Ordering::Relaxed) != 0))
-            .count() as u32
+        (0..g.chunk_count).filter(|&c| self.segment.chunk_words(c).is_held()).count() as u32
     }
 
     /// This publisher's counters.
@@ -318,7 +314,7 @@ impl Publisher {
 
     /// Subscribers currently asleep on this topic (read from shared memory).
     pub fn sleeping_subscribers(&self) -> u32 {
-        self.topic.segment.wake_words().sleepers.load(Ordering::Relaxed)
+        self.topic.segment.wake_words().sleepers_now()
     }
 }
 

@@ -49,9 +49,7 @@ impl SubscriberCore {
 
     /// The topic's wake word now; load it *before* looking for data.
     pub(crate) fn wake_word_now(&self) -> u32 {
-        // Acquire: pairs with the Release bump in `WakeWords::notify`, so a look after
-        // this load sees every message published before the bump it observed.
-        self.topic.segment.wake_words().word.load(Ordering::Acquire)
+        self.topic.segment.wake_words().word_now()
     }
 
     /// Records that a look started at wake word `word` found nothing new.
@@ -148,7 +146,7 @@ impl PublisherView {
     /// Positions below this are published.
     pub(crate) fn published(&self) -> u64 {
         // Acquire: pairs with the publisher's Release store after writing the entry.
-        self.segment.published().load(Ordering::Acquire)
+        self.segment.published()
     }
 
     /// Checks an entry against this process's limits.
@@ -179,7 +177,7 @@ impl PublisherView {
         let pinned = self.pins.acquire(
             record.chunk,
             || words.try_pin(holder, record.generation),
-            || words.generation.load(Ordering::Relaxed) == record.generation,
+            || words.has_generation(record.generation),
         );
         if !pinned {
             return Ok(None);

@@ -127,7 +127,7 @@ impl<T: Pod> QueueBuilder<T> {
         let positions = handle.view.producer_positions(entry);
         let side = ProducerSide::new(handle.config.mode(), positions);
         let capacity = handle.config.capacity as u64;
-        let head = positions.head.load(crate::sync::Ordering::Acquire);
+        let head = positions.head_now();
         if side.tail < head || side.tail > head + capacity {
             let corruption = Corruption { what: "queue positions", found: side.tail, limit: head };
             return Err(OpenError::Corrupted { path: handle.path, corruption });
@@ -241,7 +241,7 @@ impl QueueHandle {
         for entry in 0..MAX_QUEUE_PRODUCERS {
             let byte = producer_entry_lock_byte(entry);
             if sys::lock::try_lock(self.file.as_fd(), byte).map_err(io_err("lock", &self.path))? {
-                self.view.claim(entry).store(NO_CLAIM, crate::sync::Ordering::Relaxed);
+                self.view.reset_claim(entry);
                 self.view.space_bell().forget_sleeper(producer_sleeper_bit(entry));
                 return Ok(entry);
             }
@@ -255,8 +255,7 @@ impl QueueHandle {
     pub(super) fn live_claim_floor(&self) -> u64 {
         let mut floor = NO_CLAIM;
         for entry in 0..MAX_QUEUE_PRODUCERS {
-            // Acquire: pairs with the Release withdrawal after a producer's marks.
-            let claim = self.view.claim(entry).load(crate::sync::Ordering::Acquire);
+            let claim = self.view.claim(entry);
             if claim < floor && sys::lock::is_locked(self.file.as_fd(), producer_entry_lock_byte(entry)).unwrap_or(true)
             {
                 floor = claim;

@@ -16,7 +16,7 @@
 
 use super::header::{HeaderError, SegmentHeader, SegmentKind};
 use super::{Region, Shared};
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::mem::{offset_of, size_of};
 
 #[derive(Debug, Clone, Copy)]
@@ -44,14 +44,46 @@ unsafe impl Shared for ObjectRecord {}
 
 pub(crate) const OBJECT_BYTES: u64 = size_of::<ObjectRecord>() as u64;
 
-/// The shared words of one object.
+/// The shared words of one object: `word` and `sleepers` are lent to the latch and
+/// semaphore protocols (`notify::latch`, `notify::semaphore`); the counters are kept here.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ObjectWords<'a> {
     pub word: &'a AtomicU32,
     pub sleepers: &'a AtomicU32,
-    pub wake_calls: &'a AtomicU64,
-    pub woken: &'a AtomicU64,
-    pub skipped: &'a AtomicU64,
+    wake_calls: &'a AtomicU64,
+    woken: &'a AtomicU64,
+    skipped: &'a AtomicU64,
+}
+
+impl ObjectWords<'_> {
+    /// Counts one `set` / `post`: a wake call that woke `n`, or `None` (nobody asleep, no call).
+    pub(crate) fn count_wake(&self, woken: Option<u32>) {
+        match woken {
+            None => {
+                self.skipped.fetch_add(1, Ordering::Relaxed);
+            }
+            Some(n) => {
+                self.woken.fetch_add(n as u64, Ordering::Relaxed);
+                self.wake_calls.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// `(wake calls, tasks woken, calls skipped)` so far.
+    pub(crate) fn wake_counters(&self) -> (u64, u64, u64) {
+        let load = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        (load(self.wake_calls), load(self.woken), load(self.skipped))
+    }
+
+    /// The futex word now (latch state, or a semaphore's free tokens).
+    pub(crate) fn word_now(&self) -> u32 {
+        self.word.load(Ordering::Relaxed)
+    }
+
+    /// Semaphore waiters registered to sleep now.
+    pub(crate) fn sleepers_now(&self) -> u32 {
+        self.sleepers.load(Ordering::Relaxed)
+    }
 }
 
 impl ObjectRecord {

@@ -22,7 +22,7 @@ use crate::error::OpenError;
 use crate::pool::allocator::ChunkAllocator;
 use crate::pool::ChunkWords;
 use crate::ring::log::EntryWords;
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::fs::File;
 use std::mem::{offset_of, size_of};
 use std::path::Path;
@@ -187,9 +187,30 @@ impl PublisherSegment {
         Self::new(&opened.file, path, opened.region, expected).map(Some)
     }
 
-    /// Positions below this are published. Only the owning publisher stores it.
+    /// Positions below this are published (the publisher's count, read by subscribers).
     #[inline]
-    pub(crate) fn published(&self) -> &AtomicU64 {
+    pub(crate) fn published(&self) -> u64 {
+        // Acquire: pairs with the Release store of `set_published`: a subscriber that sees
+        // the count sees the entry and every byte written into the chunk before it.
+        self.published_word().load(Ordering::Acquire)
+    }
+
+    /// The owning publisher, after writing a message's entry and payload: `count` messages
+    /// are published.
+    #[inline]
+    pub(crate) fn set_published(&self, count: u64) {
+        // Release: pairs with the Acquire load of `published`.
+        self.published_word().store(count, Ordering::Release);
+    }
+
+    /// Where the count lives (to prefetch before a publish).
+    #[inline]
+    pub(crate) fn published_line(&self) -> *const u8 {
+        (self.published_word() as *const AtomicU64).cast()
+    }
+
+    #[inline]
+    fn published_word(&self) -> &AtomicU64 {
         self.data.get(PUBLISHED_OFFSET)
     }
 

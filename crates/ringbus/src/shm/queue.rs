@@ -25,7 +25,7 @@ use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
 use crate::notify::Wake;
 use crate::ring::commands::{Mode, Positions, Slots, NO_CLAIM};
-use crate::sync::{AtomicU32, AtomicU64};
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};
 use std::ptr::NonNull;
@@ -291,14 +291,26 @@ impl QueueView {
     /// producer holding entry `entry`.
     #[inline]
     pub(crate) fn producer_positions(&self, entry: Option<u32>) -> Positions<'_> {
-        Positions { claim: entry.map(|e| self.claim(e)), ..self.positions() }
+        Positions { claim: entry.map(|e| self.claim_word(e)), ..self.positions() }
     }
 
     /// The claim word of producer entry `entry` (< [`MAX_QUEUE_PRODUCERS`]).
     #[inline]
-    pub(crate) fn claim(&self, entry: u32) -> &AtomicU64 {
+    fn claim_word(&self, entry: u32) -> &AtomicU64 {
         // SAFETY: as in `positions`; `entry` indexes the array (panics past it).
         unsafe { self.claims[entry as usize].as_ref() }
+    }
+
+    /// MPSC producer `entry`'s claim word now: the lowest position it may still be
+    /// writing, or [`NO_CLAIM`].
+    pub(crate) fn claim(&self, entry: u32) -> u64 {
+        // Acquire: pairs with the Release withdrawal after a producer's marks.
+        self.claim_word(entry).load(Ordering::Acquire)
+    }
+
+    /// A new owner of producer entry `entry`, under its lock: clears what a dead one left.
+    pub(crate) fn reset_claim(&self, entry: u32) {
+        self.claim_word(entry).store(NO_CLAIM, Ordering::Relaxed);
     }
 
     #[inline]

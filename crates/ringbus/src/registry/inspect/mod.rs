@@ -23,7 +23,6 @@ use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES};
 use crate::shm::root::FileName;
 use crate::shm::topic::SlotState;
 use crate::shm::{segment, Root};
-use crate::sync::Ordering;
 use crate::sys;
 use crate::WakeStats;
 use std::os::fd::AsFd;
@@ -190,7 +189,7 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
     };
     let c = *t.segment.config();
     let words = t.segment.wake_words();
-    let wake_word = words.word.load(Ordering::Relaxed);
+    let wake_word = words.word_now();
     let prefix = Root::publisher_prefix(file_name, t.topic_id);
     let publisher_bytes: u64 = names
         .iter()
@@ -215,7 +214,7 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
         payload_size: t.payload.size,
         payload_align: t.payload.align,
         wake_word,
-        sleepers: words.sleepers.load(Ordering::Relaxed),
+        sleepers: words.sleepers_now(),
         segment_bytes: t.segment.bytes() + publisher_bytes,
         publishers: (0..c.max_publishers).filter_map(|s| publisher(&t, s)).collect(),
         subscribers: (0..c.max_subscribers).filter_map(|s| subscriber(&t, s, wake_word)).collect(),
@@ -294,10 +293,10 @@ fn object(path: &Path, kind: ObjectKind, file_name: &str) -> Result<Option<Objec
     ObjectRecord::validate(&opened.region, &opened.header).map_err(|e| segment::header_error(path, e))?;
     let words = ObjectRecord::words(&opened.region);
     let record: ObjectRecord = opened.region.read_plain(0);
-    let word = words.word.load(Ordering::Relaxed);
+    let word = words.word_now();
     let (value, generation_or_initial, sleepers) = match kind {
         ObjectKind::Latch => (word & latch::SET, latch::generation(word), (word & latch::WAITERS != 0) as u32),
-        ObjectKind::Semaphore => (word, record.initial, words.sleepers.load(Ordering::Relaxed)),
+        ObjectKind::Semaphore => (word, record.initial, words.sleepers_now()),
     };
     Ok(Some(ObjectInfo {
         kind,

@@ -6,7 +6,6 @@ use crate::ring::commands::Mode;
 use crate::shm::header::SegmentKind;
 use crate::shm::queue::{self, producer_entry_lock_byte, CONSUMER_LOCK_BYTE, MAX_QUEUE_PRODUCERS, PRODUCER_LOCK_BYTE};
 use crate::shm::segment;
-use crate::sync::Ordering;
 use crate::sys;
 use std::fs::File;
 use std::os::fd::AsFd;
@@ -65,6 +64,7 @@ pub(crate) fn info(path: &Path, opened: segment::Opened) -> Result<(QueueInfo, F
         true => (0..MAX_QUEUE_PRODUCERS).filter(|&e| locked(producer_entry_lock_byte(e))).count() as u32,
         false => locked(PRODUCER_LOCK_BYTE) as u32,
     };
+    let (tail, head) = positions.snapshot();
     let info = QueueInfo {
         name,
         path: path.to_path_buf(),
@@ -72,8 +72,8 @@ pub(crate) fn info(path: &Path, opened: segment::Opened) -> Result<(QueueInfo, F
         mpsc,
         command_type: command.name,
         command_size: command.size,
-        tail: positions.tail.load(Ordering::Relaxed),
-        head: positions.head.load(Ordering::Relaxed),
+        tail,
+        head,
         consumer_alive: locked(CONSUMER_LOCK_BYTE),
         producer_alive: producers_alive > 0,
         producers_alive,

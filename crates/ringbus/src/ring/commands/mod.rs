@@ -76,6 +76,19 @@ pub(crate) struct Positions<'a> {
     pub claim: Option<&'a AtomicU64>,
 }
 
+impl Positions<'_> {
+    /// The consumer's position, as a producer opening the queue checks it.
+    pub(crate) fn head_now(&self) -> u64 {
+        // Acquire: pairs with the consumer's Release store after a pop.
+        self.head.load(Ordering::Acquire)
+    }
+
+    /// `(tail, head)` now, for diagnostics (two loads, not one instant).
+    pub(crate) fn snapshot(&self) -> (u64, u64) {
+        (self.tail.load(Ordering::Relaxed), self.head.load(Ordering::Relaxed))
+    }
+}
+
 /// One producer or several.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
