@@ -5,7 +5,7 @@
 #[cfg(not(loom))]
 pub(crate) mod allocator;
 #[cfg(not(loom))]
-pub(crate) mod local;
+pub(crate) mod local_pins;
 pub(crate) mod pin;
 
 pub(crate) use pin::ChunkWords;

@@ -2,18 +2,20 @@
 
 pub(crate) mod loan;
 pub(crate) mod publisher;
+pub(crate) mod publisher_view;
+pub(crate) mod sample;
 pub(crate) mod settings;
 pub(crate) mod subscriber;
+pub(crate) mod subscriber_core;
 pub(crate) mod take_all;
 pub(crate) mod topic;
-pub(crate) mod view;
 
 pub use loan::{DetachedLoan, Loan};
 pub use publisher::{Publisher, PublisherStats};
+pub use sample::{PublisherId, Sample};
 pub use settings::{TopicBuilder, MAX_TOPIC_NAME_BYTES};
 pub use subscriber::Subscriber;
 pub use take_all::TakeAll;
-pub use view::{PublisherId, Sample};
 
 use crate::error::OpenError;
 use crate::Node;

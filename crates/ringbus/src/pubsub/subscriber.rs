@@ -6,9 +6,11 @@
 //! occupancy word per call tells whether a publisher came or went; mapping a new one is
 //! the only time a poll makes system calls.
 
+use super::publisher_view::PublisherView;
+use super::sample::Sample;
 use super::settings::TopicBuilder;
+use super::subscriber_core::SubscriberCore;
 use super::topic::{Role, TopicHandle};
-use super::view::{PublisherView, Sample, SubscriberCore};
 use crate::error::{Corruption, OpenError, ReceiveError, TakeError};
 use crate::notify::Sleep;
 use crate::notify::Wake;

@@ -2,7 +2,7 @@
 
 use super::open::QueueHandle;
 use crate::error::Corruption;
-use crate::ring::commands::{BadPosition, ConsumerSide, ProducerSide};
+use crate::ring::queue::{BadPosition, ConsumerSide, ProducerSide};
 use crate::shm::pod::Pod;
 use crate::shm::queue::{producer_sleeper_bit, CONSUMER_LOCK_BYTE, ONLY_SLEEPER};
 use crate::shm::segment;

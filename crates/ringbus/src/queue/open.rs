@@ -3,7 +3,7 @@
 
 use super::handle::{Consumer, Producer};
 use crate::error::{io_err, Corruption, OpenError};
-use crate::ring::commands::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
+use crate::ring::queue::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
 use crate::shm::queue::{

@@ -5,8 +5,8 @@
 //! the slot it occupies in a log of `depth` entries (`depth` a power of two).
 #![allow(unsafe_code)]
 
-pub(crate) mod commands;
 pub(crate) mod log;
+pub(crate) mod queue;
 
 /// The log index of `position` in a log of `depth` entries.
 #[inline]

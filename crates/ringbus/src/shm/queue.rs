@@ -8,7 +8,7 @@
 //!  768 data doorbell: word (u32), sleepers mask (u64 at +8)   (the consumer sleeps here)
 //!  896 space doorbell: word, sleepers mask                    (producers sleep here)
 //! 1024 producer entries: 64 × 64 B, MPSC only; each its producer's lock byte and claim
-//!      word (the position it is claiming from, or NO_CLAIM; see `ring::commands`)
+//!      word (the position it is claiming from, or NO_CLAIM; see `ring::queue`)
 //! 5120 slots: capacity × stride; MPSC: mark (u64, position + 1), then the command;
 //!      SPSC: the command alone
 //! ```
@@ -24,7 +24,7 @@ use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
 use crate::notify::Wake;
-use crate::ring::commands::{Mode, Positions, Slots, NO_CLAIM};
+use crate::ring::queue::{Mode, Positions, Slots, NO_CLAIM};
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};

@@ -3,7 +3,7 @@
 
 use super::{EventKind, Interest};
 use crate::notify::latch::LatchWord;
-use crate::pubsub::view::SubscriberCore;
+use crate::pubsub::subscriber_core::SubscriberCore;
 use crate::sys::futex::WaitvEntry;
 use crate::{Latch, Semaphore};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};

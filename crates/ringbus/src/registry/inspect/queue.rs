@@ -2,7 +2,7 @@
 //! is there — read-only, like the rest of `inspect`.
 
 use crate::error::OpenError;
-use crate::ring::commands::Mode;
+use crate::ring::queue::Mode;
 use crate::shm::header::SegmentKind;
 use crate::shm::queue::{self, producer_entry_lock_byte, CONSUMER_LOCK_BYTE, MAX_QUEUE_PRODUCERS, PRODUCER_LOCK_BYTE};
 use crate::shm::segment;
