@@ -173,6 +173,11 @@ pub(crate) fn corrupt(what: &'static str, found: u64, limit: u64) -> HeaderError
 }
 
 #[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    super::layout_facts!(SegmentHeader: magic, layout_version, kind, header_bytes, reserved0, segment_bytes, creator_pid, reserved1, state)
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

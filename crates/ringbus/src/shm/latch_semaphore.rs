@@ -124,3 +124,8 @@ impl ObjectRecord {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    super::layout_facts!(ObjectRecord: common, word, sleepers, initial, reserved0, wake_calls, woken, skipped, reserved1)
+}

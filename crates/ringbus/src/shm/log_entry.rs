@@ -47,6 +47,11 @@ impl LogEntry {
 }
 
 #[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    super::layout_facts!(LogEntry: sequence, chunk, generation, length, timestamp_ns)
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::ring::log::{EntryRead, EntryRecord};

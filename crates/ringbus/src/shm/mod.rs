@@ -18,3 +18,20 @@ pub(crate) mod topic;
 
 pub(crate) use region::{Region, Shared};
 pub use root::Root;
+
+/// The size of `$ty` and the offset of each of its fields, named: what the layout-version
+/// test fingerprints.
+#[cfg(test)]
+macro_rules! layout_facts {
+    ($ty:ty: $($field:ident),* $(,)?) => {
+        vec![
+            (concat!(stringify!($ty), " size"), std::mem::size_of::<$ty>() as u64),
+            $((concat!(stringify!($ty), ".", stringify!($field)), std::mem::offset_of!($ty, $field) as u64)),*
+        ]
+    };
+}
+#[cfg(test)]
+use layout_facts;
+
+#[cfg(test)]
+mod layout_version;

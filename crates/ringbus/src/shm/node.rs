@@ -40,3 +40,8 @@ impl NodeRecord {
         region.write_plain(0, record);
     }
 }
+
+#[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    super::layout_facts!(NodeRecord: common, node_id, pid, name_len, name)
+}

@@ -428,6 +428,29 @@ pub struct Envelope<T> {
 unsafe impl<T: Pod> Pod for Envelope<T> {}
 
 #[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    let mut facts = super::layout_facts!(QueueConfig: capacity, mode, slot_stride, command_offset, type_size, type_align, type_name_len, wake);
+    facts.extend(super::layout_facts!(QueueHeader: common, config, type_name, name_len, reserved0, name, reserved1));
+    let command = PayloadType { name: "sample".into(), size: 24, align: 8 };
+    let mpsc = QueueConfig::new(8, Mode::Mpsc, Wake::OnData, &command).expect("a valid sample");
+    let spsc = QueueConfig::new(8, Mode::Spsc, Wake::Never, &command).expect("a valid sample");
+    facts.extend([
+        ("tail", TAIL_OFFSET as u64),
+        ("head", HEAD_OFFSET as u64),
+        ("data bell", DATA_BELL_OFFSET as u64),
+        ("space bell", SPACE_BELL_OFFSET as u64),
+        ("producers", PRODUCERS_OFFSET as u64),
+        ("producer entry", PRODUCER_ENTRY_BYTES as u64),
+        ("queue slots", SLOTS_OFFSET as u64),
+        ("sample mpsc stride", mpsc.slot_stride as u64),
+        ("sample mpsc command offset", mpsc.command_offset as u64),
+        ("sample spsc stride", spsc.slot_stride as u64),
+        ("sample spsc wake", spsc.wake as u64),
+    ]);
+    facts
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

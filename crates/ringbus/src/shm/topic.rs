@@ -513,6 +513,36 @@ fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderErro
 }
 
 #[cfg(test)]
+pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
+    let mut facts = super::layout_facts!(TopicConfig: max_publishers, max_subscribers, depth, history, max_held, chunk_count, max_payload_bytes);
+    facts.extend(super::layout_facts!(TopicHeader: common, topic_id, config, type_size, type_align, type_name_len, type_name, name_len, reserved0, name));
+    facts.extend(super::layout_facts!(PublisherSlot: occupancy, node_id, pid, reserved0, publishes, wake_syscalls, wakes_skipped, payload_bytes, reserved1));
+    facts.extend(super::layout_facts!(SubscriberSlot: state, wake_mode, node_id, taken, lost, sleeping, pid, held, read_mark, reserved));
+    let sample = TopicLayout {
+        config: TopicConfig {
+            max_publishers: 3,
+            max_subscribers: 70,
+            depth: 8,
+            history: 2,
+            max_held: 2,
+            chunk_count: 200,
+            max_payload_bytes: 100,
+        },
+    };
+    facts.extend([
+        ("wake word", WAKE_OFFSET as u64),
+        ("sleepers", SLEEPERS_OFFSET as u64),
+        ("relay token", RELAY_TOKEN_OFFSET as u64),
+        ("slots", SLOTS_OFFSET as u64),
+        ("sample subscriber slot 2", sample.subscriber_slot_offset(2) as u64),
+        ("sample topic bytes", sample.total_bytes()),
+        ("slot state active", SlotState::Active as u64),
+        ("occupancy", occupancy(5, SlotState::Active)),
+    ]);
+    facts
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
