@@ -3,7 +3,7 @@
 //!
 //! Every algorithm that runs between processes takes its atomics from here, so the very
 //! same code is model-checked by loom (see `loom_models` in `notify::protocol`,
-//! `pool::pin` and `ring::log`). Under loom the futex is modelled the way the kernel
+//! `pool::pin`, `pool::local_pins` and `ring::log`). Under loom the futex is modelled the way the kernel
 //! implements it: under one lock (the hash-bucket lock) a wait checks the word and queues
 //! itself, a wake marks up to n sleepers of that word woken. A lost wake-up therefore shows
 //! up as a loom deadlock.
@@ -12,6 +12,16 @@
 pub(crate) use loom::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering};
+
+/// Inside a spin loop: a CPU hint, or under loom a yield (a loop that spins without
+/// yielding never lets loom schedule the thread it waits for).
+#[inline]
+pub(crate) fn spin_hint() {
+    #[cfg(loom)]
+    loom::thread::yield_now();
+    #[cfg(not(loom))]
+    std::hint::spin_loop();
+}
 
 /// Outcome of a futex wait, for the protocol code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,8 +26,11 @@
 //! (nothing is moved), and one that checks the word after the bump does not sleep. A plain
 //! store would not do: a subscriber taking publisher B's token would synchronize with B
 //! only, and a third sleeper could still sleep on the value before A's bump after that
-//! wake, with A's own wake spent on someone else. (The loom model below has two waiters,
-//! which is not enough to show it: it passes with a store too.) A token
+//! wake, with A's own wake spent on someone else. (The loom models below — up to three
+//! waiters and two publishes at once — pass with a plain store too, checked at preemption
+//! bound 1: loom's futex, like the kernel's, checks and queues under one lock, which
+//! orders the third sleeper's check after both bumps. The swap gives the guarantee from
+//! the atomics alone, without leaning on that lock.) A token
 //! whose publish found nobody asleep stays set; the next subscriber woken takes it, at
 //! worst for one wake call that finds nobody. If the subscriber that took the token dies
 //! before its call, the others sleep until the next publish (whose token someone takes) or
@@ -176,7 +179,7 @@ mod loom_models {
         sleepers: AtomicU32,
         relay_token: AtomicU32,
         data: AtomicU32,
-        marks: [AtomicU32; 2],
+        marks: [AtomicU32; 3],
     }
 
     fn topic() -> Arc<Topic> {
@@ -185,7 +188,7 @@ mod loom_models {
             sleepers: AtomicU32::new(0),
             relay_token: AtomicU32::new(0),
             data: AtomicU32::new(0),
-            marks: [AtomicU32::new(0), AtomicU32::new(0)],
+            marks: [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)],
         })
     }
 
@@ -258,6 +261,66 @@ mod loom_models {
         check_bounded(|| {
             let t = topic();
             let waiters = spawn_two_waiters(&t, 2);
+            let t2 = t.clone();
+            let other = loom::thread::spawn(move || {
+                t2.data.fetch_add(1, Ordering::Release);
+                words(&t2).notify(DEFAULT_DIRECT_WAKES);
+            });
+            t.data.fetch_add(1, Ordering::Release);
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
+            other.join().unwrap();
+            for w in waiters {
+                w.join().unwrap();
+            }
+        });
+    }
+
+    /// Three waiters, one publish woken with `direct` 1: the publisher wakes one, which
+    /// takes the token and wakes the other two with one call — every one of them is woken
+    /// whichever order they register, sleep and are woken in.
+    #[test]
+    fn three_waiters_are_all_woken_by_one_publish_through_the_relay() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(2);
+        builder.check(|| {
+            let t = Arc::new(Topic {
+                word: AtomicU32::new(0),
+                sleepers: AtomicU32::new(0),
+                relay_token: AtomicU32::new(0),
+                data: AtomicU32::new(0),
+                marks: [AtomicU32::new(0), AtomicU32::new(0), AtomicU32::new(0)],
+            });
+            let waiters: Vec<_> = (0..3)
+                .map(|who| {
+                    let t = t.clone();
+                    loom::thread::spawn(move || wait_for(&t, who, 1))
+                })
+                .collect();
+            t.data.store(1, Ordering::Release);
+            words(&t).notify(DEFAULT_DIRECT_WAKES);
+            for w in waiters {
+                w.join().unwrap();
+            }
+            assert_eq!(t.sleepers.load(Ordering::Relaxed), 0);
+        });
+    }
+
+    /// Three waiters that need two publishes, made at once by two publishers with `direct`
+    /// 1: no waiter is left asleep, whichever publish's token the first woken one takes.
+    /// Preemption bound 1: at 2 this model takes minutes (7 on a loaded 2-vCPU machine).
+    /// (It passes with a plain store of the token too; see the module doc.)
+    #[test]
+    fn three_waiters_and_two_publishes_at_once_lose_no_one() {
+        let mut builder = loom::model::Builder::new();
+        builder.preemption_bound = Some(1);
+        builder.check(|| {
+            let t = topic();
+            let waiters: Vec<_> = (0..3)
+                .map(|who| {
+                    let t = t.clone();
+                    loom::thread::spawn(move || wait_for(&t, who, 2))
+                })
+                .collect();
             let t2 = t.clone();
             let other = loom::thread::spawn(move || {
                 t2.data.fetch_add(1, Ordering::Release);

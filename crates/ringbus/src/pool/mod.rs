@@ -4,7 +4,6 @@
 
 #[cfg(not(loom))]
 pub(crate) mod allocator;
-#[cfg(not(loom))]
 pub(crate) mod local_pins;
 pub(crate) mod pin;
 
