@@ -76,7 +76,7 @@ impl FromStr for Transport {
 }
 
 /// How to start a subscriber process: `program args... <spec>`; the program must hand
-/// the spec to [`crate::worker::run`].
+/// the spec to [`crate::worker_main::run`].
 #[derive(Debug, Clone)]
 pub struct WorkerLauncher {
     pub program: PathBuf,

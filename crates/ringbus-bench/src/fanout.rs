@@ -20,13 +20,13 @@
 
 use crate::config::{FanoutConfig, Scenario};
 use crate::interrupt;
+use crate::launch::{Launch, Workers};
 use crate::results::ResultsFile;
 use crate::rundir::{RunDir, SHM};
 use crate::runs;
 use crate::stats::{self, PublishSamples, Row};
 use crate::transports::{self, Fanout, Skip};
-use crate::worker::{WorkerJob, WorkerSpec};
-use crate::workers::{Launch, Workers};
+use crate::worker_main::{WorkerJob, WorkerSpec};
 use anyhow::Result;
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
 use std::path::Path;

@@ -29,24 +29,25 @@
 //! forwarding threads, with and without link churn; and frames/s through UDP loopback.
 //!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
-//! which must hand its argument to [`worker::run`].
+//! which must hand its argument to [`worker_main::run`].
 //!
 //! Unsafe code is confined to system calls (the baselines', the jobserver pipe's,
 //! `getrusage`) and the shared-file mapping; each block names its invariant.
 
-pub mod cmdring;
 pub mod config;
 pub mod fanout;
 pub mod interrupt;
 pub mod plot;
 pub mod polling;
+pub mod queue;
 pub mod report;
 pub mod route;
 pub mod stats;
 pub mod tokens;
 pub mod wake;
-pub mod worker;
+pub mod worker_main;
 
+mod launch;
 mod results;
 mod ring;
 mod rundir;
@@ -54,7 +55,6 @@ pub mod runs;
 mod shm;
 mod transports;
 mod usage;
-mod workers;
 
 pub use config::{FanoutConfig, Scenario, Transport, WorkerLauncher};
 pub use fanout::{Outcome, Progress};

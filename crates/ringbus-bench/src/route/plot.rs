@@ -2,7 +2,7 @@
 //! (lock-free, mutex) per (metric, threads, churn).
 
 use super::{Metric, RouteRow, Table};
-use crate::cmdring::plot::y_range;
+use crate::queue::plot::y_range;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

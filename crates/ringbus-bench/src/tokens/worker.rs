@@ -41,7 +41,7 @@ fn job(ns: u64) {
 
 /// Runs one token worker.
 pub(crate) fn run(spec: &TokensWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
+    crate::worker_main::die_with_parent(spec.parent_pid)?;
     let board = Board::open(&spec.board, spec.workers as usize)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let mut tokens = Tokens::open(&root, &spec.tokens)?;

@@ -54,7 +54,7 @@ fn cpu_us() -> Result<u64> {
 
 /// Runs the waiter.
 pub(crate) fn run(spec: &WakeWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
+    crate::worker_main::die_with_parent(spec.parent_pid)?;
     let warmup = usize::try_from(spec.warmup)?;
     let total = warmup + usize::try_from(spec.count)?;
     let board = Board::open(&spec.board, total)?;

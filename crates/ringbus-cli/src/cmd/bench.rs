@@ -2,7 +2,7 @@
 
 use super::bench_fanout::FanoutArgs;
 use super::bench_polling::PollingArgs;
-use super::bench_ring::RingArgs;
+use super::bench_queue::QueueArgs;
 use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
     ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
     ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
     ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
-    ringbus bench ring --quick --json ring.json --plot ring.svg\n  \
+    ringbus bench queue --quick --json queue.json --plot queue.svg\n  \
     ringbus bench route --quick --json route.json --plot route.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -35,9 +35,9 @@ enum Which {
     /// Seed 002's figure-1 node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
     #[command(long_about = super::bench_polling::LONG_ABOUT)]
     Polling(PollingArgs),
-    /// Command ring push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
-    #[command(long_about = super::bench_ring::LONG_ABOUT)]
-    Ring(RingArgs),
+    /// Command queue push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
+    #[command(long_about = super::bench_queue::LONG_ABOUT, visible_alias = "ring")]
+    Queue(QueueArgs),
     /// MAVLink routing cost: lock-free link table vs the seed's mutex, 1-2 threads, with and without link churn; UDP frames/s.
     #[command(long_about = super::bench_route::LONG_ABOUT)]
     Route(RouteBenchArgs),
@@ -50,7 +50,7 @@ impl BenchArgs {
             Which::Tokens(args) => args.run(),
             Which::Wake(args) => args.run(),
             Which::Polling(args) => args.run(),
-            Which::Ring(args) => args.run(),
+            Which::Queue(args) => args.run(),
             Which::Route(args) => args.run(),
         }
     }

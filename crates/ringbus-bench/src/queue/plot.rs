@@ -1,8 +1,8 @@
-//! The ring bench's SVG figure: ns per pushed command, one group of bars per batch size,
+//! The queue bench's SVG figure: ns per pushed command, one group of bars per batch size,
 //! one bar per variant, on a log scale (batching moves the cost by an order of magnitude;
 //! each bar is labelled with its value).
 
-use super::{RingRow, Variant};
+use super::{QueueRow, Variant};
 use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -57,7 +57,7 @@ pub(crate) fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// Draws `rows` into an SVG file at `path`.
-pub fn draw(rows: &[RingRow], path: &Path) -> Result<()> {
+pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
     let first = rows.first().ok_or_else(|| anyhow!("no results to plot"))?;
     let mut batches: Vec<u32> = rows.iter().map(|r| r.batch).collect();
     batches.dedup();

@@ -5,13 +5,13 @@
 //! Either way the producer thread does the timing and the calling thread only waits.
 
 use super::command::{Checker, Command};
+use super::consumer::ConsumerSpec;
 use super::drive::{consume, produce, spin_until, Pushed};
 use super::endpoints::{SharedQueue, Sink, Source};
-use super::worker::RingWorkerSpec;
-use super::{RingConfig, Run, Variant, QUEUE, READY_LATCH, START_LATCH};
+use super::{QueueConfig, Run, Variant, QUEUE, READY_LATCH, START_LATCH};
+use crate::launch::{Launch, Workers};
 use crate::wake::waiter::pin_this_thread;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{anyhow, bail, Context, Result};
 use ringbus::{Latch, Node, Root};
 use std::path::Path;
@@ -32,12 +32,12 @@ pub(crate) struct Measurement {
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller), and checks it.
-pub(crate) fn measure(run: &Run, config: &RingConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Run, config: &QueueConfig, dir: &Path) -> Result<Measurement> {
     let capacity = config.capacity;
     let (pushed, consumed) = match run.variant {
         v if v.cross_process() => cross_process(run, config, dir)?,
         Variant::CachedInprocess | Variant::PollingInprocess => {
-            let node = Node::with_root("ring-bench", dir).context("cannot create the bench's node")?;
+            let node = Node::with_root("queue-bench", dir).context("cannot create the bench's node")?;
             let wake = run.variant.wake().unwrap_or_default();
             let queue = || node.queue::<Command>(QUEUE).capacity(capacity).spsc().wake(wake);
             let consumer = queue().consumer().context("cannot open the queue as its consumer")?;
@@ -83,10 +83,10 @@ pub(crate) fn check_head_reads(variant: Variant, pushed: &Pushed) -> Result<()> 
     }
 }
 
-fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, Checker)> {
+fn cross_process(run: &Run, config: &QueueConfig, dir: &Path) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
-    let node = Node::with_root("ring-producer", dir).context("cannot create the bench's node")?;
+    let node = Node::with_root("queue-producer", dir).context("cannot create the bench's node")?;
     let mut producer = node
         .queue::<Command>(QUEUE)
         .capacity(config.capacity)
@@ -98,7 +98,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
     let ready = Latch::open(&root, READY_LATCH).context("cannot create the ready latch")?;
     let start = Latch::open(&root, START_LATCH).context("cannot create the start latch")?;
     let result = dir.join("consumer.json");
-    let spec = RingWorkerSpec {
+    let spec = ConsumerSpec {
         root: dir.to_path_buf(),
         queue: QUEUE.into(),
         capacity: config.capacity,
@@ -107,7 +107,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         result: result.clone(),
         parent_pid: std::process::id(),
     };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::Ring(spec))?, inherit: vec![] };
+    let launch = Launch { arg: serde_json::to_string(&WorkerJob::QueueConsumer(spec))?, inherit: vec![] };
     let mut workers = Workers::spawn(&config.worker, "consumer", vec![launch])?;
     let hint = "the machine may be overloaded";
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, READY_LIMIT, hint)?;
@@ -129,7 +129,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         thread.join().map_err(|_| anyhow!("the producer thread panicked"))?
     })?;
     workers.wait_exit(EXIT_LIMIT, "it had been sent every command; the machine may be overloaded")?;
-    let consumed: Checker = crate::worker::read_result(&result, "consumer")?;
+    let consumed: Checker = crate::worker_main::read_result(&result, "consumer")?;
     ready.unlink();
     start.unlink();
     Ok((pushed, consumed))
@@ -146,7 +146,7 @@ fn in_process<S: Sink, R: Source>(
     mut sink: S,
     mut source: R,
     run: &Run,
-    config: &RingConfig,
+    config: &QueueConfig,
 ) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
     let (ready, go, failed) = (AtomicBool::new(false), AtomicBool::new(false), AtomicU8::new(0));
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn an_in_process_run_reports_the_thread_that_failed_first() {
-        let config = RingConfig {
+        let config = QueueConfig {
             variants: vec![Variant::ArrayQueue],
             batches: vec![1],
             capacity: 16,

@@ -1,8 +1,8 @@
-//! The command-ring benchmark (seed 001): what a push of a fixed-size command into a
-//! bounded SPSC ring costs, with the producer's copy of the consumer's position cached
-//! (loaded only when the copy says the ring is full) and uncached (loaded on every call —
-//! a read of a cache line the consumer's core owns), with rtrb and crossbeam's
-//! `ArrayQueue` as anchors, in the same invocation.
+//! The command-queue benchmark (`ringbus bench queue`, seed 001): what a push of a
+//! fixed-size command into a bounded SPSC ring costs, with the producer's copy of the
+//! consumer's position cached (loaded only when the copy says the ring is full) and
+//! uncached (loaded on every call — a read of a cache line the consumer's core owns), with
+//! rtrb and crossbeam's `ArrayQueue` as anchors, in the same invocation.
 //!
 //! ```text
 //! variant            ring                          consumer                  pinned
@@ -31,6 +31,7 @@
 //! `repeat` runs, the variants' order alternating between repetitions.
 
 mod command;
+pub(crate) mod consumer;
 mod drive;
 mod endpoints;
 mod measure;
@@ -38,7 +39,6 @@ pub mod plot;
 pub mod report;
 mod rows;
 pub mod service;
-pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
 use anyhow::Result;
@@ -48,7 +48,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 pub use drive::POP_BATCH;
-pub use rows::RingRow;
+pub use rows::QueueRow;
 
 /// Bytes of the command pushed (a `#[repr(C)]` struct of four `u64`s).
 pub const COMMAND_BYTES: usize = std::mem::size_of::<command::Command>();
@@ -172,9 +172,9 @@ impl FromStr for Variant {
     }
 }
 
-/// A whole ring run.
+/// A whole queue run.
 #[derive(Debug, Clone)]
-pub struct RingConfig {
+pub struct QueueConfig {
     pub variants: Vec<Variant>,
     /// Commands per push call.
     pub batches: Vec<u32>,
@@ -211,7 +211,7 @@ pub use crate::runs::Progress;
 
 /// Every run, repetition-major; within a repetition the batches in the order given, and
 /// the variants' order reversed on odd repetitions so no variant always goes first.
-pub fn plan(config: &RingConfig) -> Vec<Run> {
+pub fn plan(config: &QueueConfig) -> Vec<Run> {
     crate::runs::alternating(config.repeat, &config.batches, &config.variants)
         .into_iter()
         .map(|(repetition, batch, variant)| Run { variant, batch, repetition })
@@ -219,7 +219,7 @@ pub fn plan(config: &RingConfig) -> Vec<Run> {
 }
 
 /// Runs every run of `config` in turn; one row per (variant, batch), ratios filled.
-pub fn run(config: &RingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<RingRow>> {
+pub fn run(config: &QueueConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<QueueRow>> {
     let measured =
         crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
     Ok(rows::rows(config, &measured))
@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn the_plan_alternates_the_variants_within_each_batch() {
-        let config = RingConfig {
+        let config = QueueConfig {
             variants: vec![Variant::Cached, Variant::Rtrb],
             batches: vec![1, 64],
             capacity: 1024,

@@ -1,7 +1,7 @@
-//! The ring bench's results: a markdown table, the ratio lines per batch, the issue's
+//! The queue bench's results: a markdown table, the ratio lines per batch, the issue's
 //! targets as measured, and JSON.
 
-use super::{RingRow, Variant};
+use super::{QueueRow, Variant};
 use crate::report::{num, verdict};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -30,7 +30,7 @@ fn times(v: Option<f64>) -> String {
 }
 
 /// One row per (variant, batch).
-pub fn markdown(rows: &[RingRow]) -> String {
+pub fn markdown(rows: &[QueueRow]) -> String {
     let mut out = String::from(
         "| variant | consumer | batch | ns/push p50 | ns/push min–max | head reads/push \
          | head reads/push, ring not full | push calls/push | full retries/push | commands checked |\n\
@@ -58,7 +58,7 @@ pub fn markdown(rows: &[RingRow]) -> String {
 
 /// Per batch: each cached ringbus variant ÷ its baseline (its uncached twin, or rtrb),
 /// where both were measured.
-pub fn ratios(rows: &[RingRow]) -> String {
+pub fn ratios(rows: &[QueueRow]) -> String {
     let mut out = String::new();
     let mut batches: Vec<u32> = Vec::new();
     for r in rows {
@@ -94,7 +94,7 @@ fn shares(per_batch: &[(u32, f64)]) -> String {
 /// The issue's three targets, as measured (those the rows allow judging), for each kind
 /// of queue measured: one whose consumer may sleep (cached), one created `Wake::Never`
 /// (polling).
-pub fn targets(rows: &[RingRow]) -> Vec<String> {
+pub fn targets(rows: &[QueueRow]) -> Vec<String> {
     let mut out = Vec::new();
     for variant in [Variant::Cached, Variant::Polling] {
         let batch1 = rows.iter().find(|r| r.variant == variant && r.batch == 1);
@@ -108,7 +108,7 @@ pub fn targets(rows: &[RingRow]) -> Vec<String> {
                 ));
             }
         }
-        let cached: Vec<&RingRow> = rows.iter().filter(|r| r.variant == variant).collect();
+        let cached: Vec<&QueueRow> = rows.iter().filter(|r| r.variant == variant).collect();
         let all: Vec<(u32, f64)> = cached.iter().filter_map(|r| Some((r.batch, r.head_reads_per_push?))).collect();
         let not_full: Vec<(u32, f64)> =
             cached.iter().filter_map(|r| Some((r.batch, r.head_reads_not_full_per_push?))).collect();
@@ -141,7 +141,7 @@ pub fn targets(rows: &[RingRow]) -> Vec<String> {
 
 /// Writes the rows as a JSON array; the service round trip, if measured, is one more row
 /// with `variant` = `"service"` (its push fields null).
-pub fn write_json(rows: &[RingRow], service: Option<&super::service::ServiceRow>, path: &Path) -> Result<()> {
+pub fn write_json(rows: &[QueueRow], service: Option<&super::service::ServiceRow>, path: &Path) -> Result<()> {
     let mut all = serde_json::to_value(rows)?;
     if let (Some(row), Some(array)) = (service, all.as_array_mut()) {
         let mut value = serde_json::to_value(row)?;
@@ -159,9 +159,9 @@ pub fn write_json(rows: &[RingRow], service: Option<&super::service::ServiceRow>
 mod tests {
     use super::*;
 
-    fn row(variant: Variant, batch: u32, ns: f64, head_reads: Option<f64>) -> RingRow {
+    fn row(variant: Variant, batch: u32, ns: f64, head_reads: Option<f64>) -> QueueRow {
         let not_full = head_reads.map(|v| v / 2.0);
-        RingRow {
+        QueueRow {
             variant,
             batch,
             consumer: if variant.cross_process() { "process" } else { "thread" },

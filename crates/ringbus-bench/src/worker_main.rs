@@ -1,8 +1,10 @@
-//! A worker process of a bench, told by the bench (one JSON argument, a `WorkerJob`)
-//! what to do: a fan-out subscriber records each message's end-to-end latency into the
-//! shared results file and exits after the last message; a token worker runs jobs (the
-//! `tokens::worker` module); the polling bench's subscriber runs a node (`polling::worker`);
-//! the ring bench's consumer pops and checks commands (`cmdring::worker`).
+//! The main of a worker process (the bench's own binary re-executed; the bench side that
+//! starts and watches these processes is [`crate::launch`]). The bench tells it what to do
+//! in one JSON argument, a `WorkerJob`: a fan-out subscriber records each message's
+//! end-to-end latency into the shared results file and exits after the last message; a
+//! token worker runs jobs (the `tokens::worker` module); the polling bench's subscriber runs
+//! a node (`polling::worker`); the queue bench's consumer pops and checks commands
+//! (`queue::consumer`).
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
@@ -25,10 +27,10 @@ pub(crate) enum WorkerJob {
     Wake(crate::wake::waiter::WakeWorkerSpec),
     /// The subscriber node of `ringbus bench polling`.
     Polling(crate::polling::worker::PollingWorkerSpec),
-    /// The consumer process of `ringbus bench ring`.
-    Ring(crate::cmdring::worker::RingWorkerSpec),
-    /// The service server of `ringbus bench ring`.
-    RingServer(crate::cmdring::service::ServerSpec),
+    /// The consumer process of `ringbus bench queue`.
+    QueueConsumer(crate::queue::consumer::ConsumerSpec),
+    /// The service server of `ringbus bench queue`.
+    QueueServer(crate::queue::service::ServerSpec),
 }
 
 /// Everything one subscriber process needs.
@@ -87,8 +89,8 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
-        WorkerJob::Ring(spec) => crate::cmdring::worker::run(&spec),
-        WorkerJob::RingServer(spec) => crate::cmdring::service::serve(&spec),
+        WorkerJob::QueueConsumer(spec) => crate::queue::consumer::run(&spec),
+        WorkerJob::QueueServer(spec) => crate::queue::service::serve(&spec),
     }
 }
 

@@ -1,11 +1,11 @@
-//! `ringbus bench ring`: seed 001's command ring — ns per pushed command with the consumer
-//! position cached and uncached, with rtrb and ArrayQueue as anchors, in the same run; a
-//! markdown table on stdout, optionally JSON and an SVG plot.
+//! `ringbus bench queue` (alias `ring`): seed 001's command queue — ns per pushed command
+//! with the consumer position cached and uncached, with rtrb and ArrayQueue as anchors, in
+//! the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
 use super::bench::{run_parent, OutputArgs};
 use super::output::Failure;
 use anyhow::{Context, Result};
-use ringbus_bench::cmdring::{self, plot, report, service, RingConfig, Variant, COMMAND_BYTES, POP_BATCH};
+use ringbus_bench::queue::{self, plot, report, service, QueueConfig, Variant, COMMAND_BYTES, POP_BATCH};
 use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
@@ -66,9 +66,9 @@ removed at the end (also on error or Ctrl-C; one left by a killed run is removed
 
 const AFTER_HELP: &str = "\
 Examples:
-  ringbus bench ring --quick                 # 8 variants x batches 1,8,64, 200000 commands, 1 run each
-  ringbus bench ring                         # 2000000 commands, 11 runs each (about a minute)
-  ringbus bench ring --cpus 2,3 --batch 1 --variants cached,uncached --json ring.json --plot ring.svg";
+  ringbus bench queue --quick                # 8 variants x batches 1,8,64, 200000 commands, 1 run each
+  ringbus bench queue                        # 2000000 commands, 11 runs each (about a minute)
+  ringbus bench queue --cpus 2,3 --batch 1 --variants cached,uncached --json queue.json --plot queue.svg";
 
 const COMMANDS: u64 = 2_000_000;
 const QUICK_COMMANDS: u64 = 200_000;
@@ -84,7 +84,7 @@ const MAX_WARMUP: u64 = 100_000;
 fn parse_batch(s: &str) -> Result<u32, String> {
     let bounds = || format!("batch {s:?}: must be 1 to the ring's capacity, e.g. 1,8,64");
     let b: u32 = s.trim().parse().map_err(|_| bounds())?;
-    if !(1..=cmdring::MAX_CAPACITY).contains(&b) {
+    if !(1..=queue::MAX_CAPACITY).contains(&b) {
         return Err(bounds());
     }
     Ok(b)
@@ -92,7 +92,7 @@ fn parse_batch(s: &str) -> Result<u32, String> {
 
 /// Parses a capacity: a power of two that a ringbus queue accepts.
 fn parse_capacity(s: &str) -> Result<u32, String> {
-    let (lo, hi) = (cmdring::MIN_CAPACITY, cmdring::MAX_CAPACITY);
+    let (lo, hi) = (queue::MIN_CAPACITY, queue::MAX_CAPACITY);
     let bounds = || format!("capacity {s:?}: must be a power of two from {lo} to {hi}, e.g. 1024");
     let c: u32 = s.trim().parse().map_err(|_| bounds())?;
     if !c.is_power_of_two() || !(lo..=hi).contains(&c) {
@@ -116,7 +116,7 @@ fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct RingArgs {
+pub struct QueueArgs {
     /// Variants to measure, comma-separated (see above). Example: --variants cached,uncached
     #[arg(
         long,
@@ -159,8 +159,8 @@ pub struct RingArgs {
     quick: bool,
 }
 
-impl RingArgs {
-    fn config(&self) -> Result<RingConfig> {
+impl QueueArgs {
+    fn config(&self) -> Result<QueueConfig> {
         let mut variants = Vec::new();
         for &v in &self.variants {
             if !variants.contains(&v) {
@@ -179,7 +179,7 @@ impl RingArgs {
         }
         let commands = self.commands.unwrap_or(if self.quick { QUICK_COMMANDS } else { COMMANDS });
         let program = std::env::current_exe().context("cannot find this executable to start the consumer process")?;
-        Ok(RingConfig {
+        Ok(QueueConfig {
             variants,
             batches,
             capacity: self.capacity,
@@ -195,8 +195,8 @@ impl RingArgs {
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
         ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(cmdring::plan(&config).len());
-        let rows = cmdring::run(&config, &mut bar);
+        let mut bar = super::bench::RunsBar::new(queue::plan(&config).len());
+        let rows = queue::run(&config, &mut bar);
         let calls = self.calls.unwrap_or(if self.quick { QUICK_CALLS } else { CALLS });
         let service = match (&rows, calls) {
             (Ok(_), 1..) => Some(service::run(&config, calls, &mut |text| bar.bar.suspend(|| eprintln!("{text}")))),
@@ -205,7 +205,7 @@ impl RingArgs {
         bar.bar.finish_and_clear();
         let rows = rows?;
         let service = service.transpose()?;
-        println!("## ringbus bench ring\n");
+        println!("## ringbus bench queue\n");
         println!("- machine: {}", ringbus_bench::report::Machine::this());
         println!("- command: `{}`", ringbus_bench::report::command_line());
         println!(

@@ -3,14 +3,14 @@
 //! both kinds of queue (one whose consumer may sleep, one created `Wake::Never`).
 
 use super::measure::Measurement;
-use super::{RingConfig, Run, Variant};
+use super::{QueueConfig, Run, Variant};
 use crate::stats::median;
 use serde::Serialize;
 
 /// One (variant, batch) result: each figure is the median over `repeat` runs (the lower
 /// middle one for an even count), each run's figure divided by its measured commands.
 #[derive(Debug, Clone, Serialize)]
-pub struct RingRow {
+pub struct QueueRow {
     pub variant: Variant,
     /// Commands per push call.
     pub batch: u32,
@@ -48,7 +48,7 @@ pub struct RingRow {
     pub vs_rtrb: Option<f64>,
 }
 
-fn row(config: &RingConfig, runs: &[&Measurement]) -> RingRow {
+fn row(config: &QueueConfig, runs: &[&Measurement]) -> QueueRow {
     let first = runs[0];
     let n = config.commands as f64;
     let per_push = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m) as f64 / n).collect());
@@ -56,7 +56,7 @@ fn row(config: &RingConfig, runs: &[&Measurement]) -> RingRow {
     let head_reads: Option<Vec<f64>> = runs.iter().map(|m| m.pushed.head_reads.map(|r| r as f64 / n)).collect();
     let not_full = |m: &&Measurement| m.pushed.head_reads.map(|r| r.saturating_sub(m.pushed.full_retries) as f64 / n);
     let head_reads_not_full: Option<Vec<f64>> = runs.iter().map(not_full).collect();
-    RingRow {
+    QueueRow {
         variant: first.run.variant,
         batch: first.run.batch,
         consumer: if first.run.variant.cross_process() { "process" } else { "thread" },
@@ -80,7 +80,7 @@ fn row(config: &RingConfig, runs: &[&Measurement]) -> RingRow {
 }
 
 /// One row per (variant, batch), batches in the order given, variants in theirs.
-pub(crate) fn rows(config: &RingConfig, measured: &[Measurement]) -> Vec<RingRow> {
+pub(crate) fn rows(config: &QueueConfig, measured: &[Measurement]) -> Vec<QueueRow> {
     let mut out = Vec::new();
     for &batch in &config.batches {
         for &variant in &config.variants {
@@ -123,10 +123,10 @@ fn paired_ratio(measured: &[Measurement], variant: Variant, baseline: Variant, b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmdring::command::Checker;
-    use crate::cmdring::drive::Pushed;
-    use crate::cmdring::Run;
     use crate::config::WorkerLauncher;
+    use crate::queue::command::Checker;
+    use crate::queue::drive::Pushed;
+    use crate::queue::Run;
     use std::path::PathBuf;
 
     fn measured(variant: Variant, batch: u32, repetition: u32, elapsed_ns: u64, calls: u64) -> Measurement {
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn rows_are_medians_per_command_with_ratios_paired_per_repetition() {
-        let config = RingConfig {
+        let config = QueueConfig {
             variants: Variant::ALL.to_vec(),
             batches: vec![1, 8],
             capacity: 1024,
