@@ -56,7 +56,10 @@ impl BenchArgs {
     }
 }
 
-/// `--json` and `--plot`, for a bench command to `#[command(flatten)]`.
+/// What every bench command shares on its command line, declared once and flattened into
+/// each (`#[command(flatten)]`): where to write the rows besides the table, and whether to
+/// run a short sweep. A command words an option for itself with
+/// `#[command(mut_arg("quick", |a| a.help(...)))]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
     /// Also write the rows as a JSON array to FILE. Example: --json out.json
@@ -66,32 +69,15 @@ pub struct OutputArgs {
     /// Also draw the results as an SVG figure (see above). Example: --plot out.svg
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-}
 
-/// Writes the results where `--json` and `--plot` asked (each optional), saying so on
-/// stderr: how every bench command ends.
-pub fn write_outputs<A, B>(
-    json: Option<&Path>,
-    plot: Option<&Path>,
-    write_json: impl FnOnce(&Path) -> Result<(), A>,
-    draw: impl FnOnce(&Path) -> Result<(), B>,
-) -> anyhow::Result<()>
-where
-    anyhow::Error: From<A> + From<B>,
-{
-    if let Some(path) = json {
-        write_json(path)?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = plot {
-        draw(path)?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    /// A short run: enough to check it all works, too short for figures to quote. Example: --quick
+    #[arg(long)]
+    pub quick: bool,
 }
 
 impl OutputArgs {
-    /// [`write_outputs`] to this command's `--json` and `--plot`.
+    /// Writes the results where `--json` and `--plot` asked (each optional), saying so on
+    /// stderr: how every bench command ends.
     pub fn write<A, B>(
         &self,
         write_json: impl FnOnce(&Path) -> Result<(), A>,
@@ -100,7 +86,15 @@ impl OutputArgs {
     where
         anyhow::Error: From<A> + From<B>,
     {
-        write_outputs(self.json.as_deref(), self.plot.as_deref(), write_json, draw)
+        if let Some(path) = &self.json {
+            write_json(path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.plot {
+            draw(path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
     }
 }
 

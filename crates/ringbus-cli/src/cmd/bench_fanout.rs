@@ -1,12 +1,12 @@
 //! `ringbus bench fanout`: one publisher, N subscriber processes, every transport through
 //! the same harness; a markdown table on stdout, optionally JSON and an SVG plot.
 
+use super::bench::OutputArgs;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ringbus_bench::config::{self, parse_size, parse_subs, Scenario, Transport};
 use ringbus_bench::{report, FanoutConfig, Progress, WorkerLauncher};
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -73,8 +73,20 @@ const QUICK_RATE_HZ: f64 = 500.0;
 const QUICK_LARGE_BYTES: u64 = 64 << 10;
 const QUICK_LARGE: [Transport; 3] = [Transport::Ringbus, Transport::Eventfd, Transport::Mq];
 
+/// The shared options (`OutputArgs`), worded for this command.
+const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json fanout.json";
+const PLOT_HELP: &str =
+    "Also draw publish p50 and e2e p50 vs subscribers (log scale) as SVG. Example: --plot fanout.svg";
+const QUICK_HELP: &str = "Fewer messages at a faster rate in three passes, and payloads over 64KiB only for ringbus, \
+    eventfd and mq (unless --transports is given): the default sweep in under a minute. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("json", |a| a.help(JSON_HELP)),
+    mut_arg("plot", |a| a.help(PLOT_HELP)),
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct FanoutArgs {
     /// Subscriber process counts to sweep, comma-separated, each 1 to 1024. Example: --subs 1,8,64
     #[arg(long, value_name = "N,..", value_delimiter = ',', value_parser = parse_subs, default_value = "1,4,16,64,128")]
@@ -121,31 +133,21 @@ pub struct FanoutArgs {
     )]
     transports: Vec<Transport>,
 
-    /// Also write the rows as a JSON array to FILE. Example: --json fanout.json
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Also draw publish p50 and e2e p50 vs subscribers (log scale) as SVG. Example: --plot fanout.svg
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-
-    /// Fewer messages at a faster rate in three passes, and payloads over 64KiB only for ringbus,
-    /// eventfd and mq (unless --transports is given): the default sweep in under a minute. Example: --quick
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 impl FanoutArgs {
     fn config(&self, transports_given: bool) -> Result<FanoutConfig> {
-        let rate_hz = self.rate.unwrap_or(if self.quick { QUICK_RATE_HZ } else { 100.0 });
+        let rate_hz = self.rate.unwrap_or(if self.output.quick { QUICK_RATE_HZ } else { 100.0 });
         if !(rate_hz.is_finite() && (0.1..=100_000.0).contains(&rate_hz)) {
             bail!("--rate {rate_hz}: must be 0.1 to 100000 Hz");
         }
-        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 500 });
+        let count = self.count.unwrap_or(if self.output.quick { QUICK_COUNT } else { 500 });
         if count == 0 {
             bail!("--count must be at least 1");
         }
-        let quick_filter = self.quick && !transports_given;
+        let quick_filter = self.output.quick && !transports_given;
         let keep = |t: Transport, bytes: u64| !quick_filter || bytes <= QUICK_LARGE_BYTES || QUICK_LARGE.contains(&t);
         let mut transports = Vec::new();
         for &t in &self.transports {
@@ -156,7 +158,7 @@ impl FanoutArgs {
         let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
         let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
         let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
-        let repeat = self.repeat.unwrap_or(if self.quick { QUICK_REPEAT } else { 1 });
+        let repeat = self.repeat.unwrap_or(if self.output.quick { QUICK_REPEAT } else { 1 });
         Ok(FanoutConfig {
             scenarios,
             rate_hz,
@@ -206,9 +208,7 @@ impl FanoutArgs {
         if let Some(why) = &outcome.syscalls_unavailable {
             println!("\nsystem calls not counted: {why}");
         }
-        super::bench::write_outputs(
-            self.json.as_deref(),
-            self.plot.as_deref(),
+        self.output.write(
             |path| report::write_json(&outcome.rows, path),
             |path| ringbus_bench::plot::draw(&outcome.rows, path),
         )

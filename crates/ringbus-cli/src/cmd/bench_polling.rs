@@ -56,6 +56,10 @@ Examples:
   ringbus bench polling                              # 5 s windows, 3 runs each (about 65 s)
   ringbus bench polling --scenario scaled --size 4KiB --duration 10 --json polling.json --plot polling.svg";
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str = "1 s windows, one run each (unless --duration or --repeat say otherwise): about 5 s; \
+    too short for steady CPU figures, enough to check it all works. Example: --quick";
+
 const DURATION_S: f64 = 5.0;
 const QUICK_DURATION_S: f64 = 1.0;
 const REPEAT: u32 = 3;
@@ -89,7 +93,7 @@ fn parse_payload(s: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = AFTER_HELP, mut_arg("quick", |a| a.help(QUICK_HELP)))]
 pub struct PollingArgs {
     /// Scenarios to measure, comma-separated (see above). Example: --scenario figure-1
     #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "figure-1,scaled")]
@@ -109,11 +113,6 @@ pub struct PollingArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 1 s windows, one run each (unless --duration or --repeat say otherwise): about 5 s;
-    /// too short for steady CPU figures, enough to check it all works. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
 impl PollingArgs {
@@ -124,13 +123,13 @@ impl PollingArgs {
                 scenarios.push(s);
             }
         }
-        let seconds = self.duration.unwrap_or(if self.quick { QUICK_DURATION_S } else { DURATION_S });
+        let seconds = self.duration.unwrap_or(if self.output.quick { QUICK_DURATION_S } else { DURATION_S });
         let program = std::env::current_exe().context("cannot find this executable to start the subscriber")?;
         Ok(PollingConfig {
             scenarios,
             payload_bytes: self.size,
             duration_ns: (seconds * 1e9) as u64,
-            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             dir: run_parent()?,
             worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
         })

@@ -114,8 +114,15 @@ fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
     Ok((p, c))
 }
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str = "200000 commands, one run each (unless --commands or --repeat say otherwise): a few seconds; \
+    enough to check it all works, too short for figures to quote. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct QueueArgs {
     /// Variants to measure, comma-separated (see above). Example: --variants cached,uncached
     #[arg(
@@ -152,11 +159,6 @@ pub struct QueueArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 200000 commands, one run each (unless --commands or --repeat say otherwise): a few
-    /// seconds; enough to check it all works, too short for figures to quote. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
 impl QueueArgs {
@@ -177,7 +179,7 @@ impl QueueArgs {
                 batches.push(b);
             }
         }
-        let commands = self.commands.unwrap_or(if self.quick { QUICK_COMMANDS } else { COMMANDS });
+        let commands = self.commands.unwrap_or(if self.output.quick { QUICK_COMMANDS } else { COMMANDS });
         let program = std::env::current_exe().context("cannot find this executable to start the consumer process")?;
         Ok(QueueConfig {
             variants,
@@ -185,7 +187,7 @@ impl QueueArgs {
             capacity: self.capacity,
             commands,
             warmup: (commands / WARMUP_DIVISOR).min(MAX_WARMUP),
-            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             cpus: self.cpus,
             dir: run_parent()?,
             worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
@@ -197,7 +199,7 @@ impl QueueArgs {
         ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
         let mut bar = super::bench::RunsBar::new(queue::plan(&config).len());
         let rows = queue::run(&config, &mut bar);
-        let calls = self.calls.unwrap_or(if self.quick { QUICK_CALLS } else { CALLS });
+        let calls = self.calls.unwrap_or(if self.output.quick { QUICK_CALLS } else { CALLS });
         let service = match (&rows, calls) {
             (Ok(_), 1..) => Some(service::run(&config, calls, &mut |text| bar.bar.suspend(|| eprintln!("{text}")))),
             _ => None,

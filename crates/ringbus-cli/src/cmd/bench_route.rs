@@ -42,8 +42,16 @@ Examples:
   ringbus bench route                              # 5 runs each, 2000000 frames per thread
   ringbus bench route --threads 2 --repeat 9 --json route.json --plot route.svg";
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str =
+    "200000 frames, one run each, 100000 UDP frames: a few seconds; enough to check it works, too \
+    short for figures to quote. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct RouteBenchArgs {
     /// Frames routed per thread, metric and run [default: 2000000, --quick: 200000]. Example: --frames 5000000
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
@@ -67,16 +75,11 @@ pub struct RouteBenchArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 200000 frames, one run each, 100000 UDP frames: a few seconds; enough to check it
-    /// works, too short for figures to quote. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
 impl RouteBenchArgs {
     pub fn run(self) -> Result<()> {
-        let q = self.quick;
+        let q = self.output.quick;
         let config = RouteConfig {
             frames: self.frames.unwrap_or(if q { 200_000 } else { 2_000_000 }),
             repeat: self.repeat.unwrap_or(if q { 1 } else { 5 }),

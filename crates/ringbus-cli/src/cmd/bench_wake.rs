@@ -1,12 +1,12 @@
 //! `ringbus bench wake`: wake latency and waiter CPU per wake for every WaitSet backend
 //! in the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
+use super::bench::OutputArgs;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ringbus_bench::wake::{self, plot, report, WakeBackend, WakeConfig, MAX_COUNT};
 use ringbus_bench::WorkerLauncher;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
 What multiplexing costs: how long a wake takes to reach a process asleep in a ringbus
@@ -55,8 +55,18 @@ Examples:
 /// Quick mode: enough wakes for a stable median, the four backends in about 1.5 seconds.
 const QUICK_COUNT: u64 = 300;
 
+/// The shared options (`OutputArgs`), worded for this command.
+const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json wake.json";
+const PLOT_HELP: &str = "Also draw wake latency p50 and p99 per backend as an SVG bar chart. Example: --plot wake.svg";
+const QUICK_HELP: &str = "300 wakes per backend (unless --count says otherwise): about 1.5 seconds. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("json", |a| a.help(JSON_HELP)),
+    mut_arg("plot", |a| a.help(PLOT_HELP)),
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct WakeArgs {
     /// Backends to measure, comma-separated (see above). Example: --backends futex,io_uring
     #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "futex,futex_waitv,io_uring,epoll")]
@@ -78,17 +88,8 @@ pub struct WakeArgs {
     #[arg(long, value_name = "W,S", value_parser = parse_cpus)]
     cpus: Option<(u32, u32)>,
 
-    /// Also write the rows as a JSON array to FILE. Example: --json wake.json
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Also draw wake latency p50 and p99 per backend as an SVG bar chart. Example: --plot wake.svg
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-
-    /// 300 wakes per backend (unless --count says otherwise): about 1.5 seconds. Example: --quick
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Parses `W,S`: two CPU numbers.
@@ -101,7 +102,7 @@ impl WakeArgs {
         if !(self.rate.is_finite() && (1.0..=10_000.0).contains(&self.rate)) {
             bail!("--rate {}: must be 1 to 10000 Hz", self.rate);
         }
-        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 2000 });
+        let count = self.count.unwrap_or(if self.output.quick { QUICK_COUNT } else { 2000 });
         if !(1..=MAX_COUNT).contains(&count) {
             bail!("--count {count}: must be 1 to {MAX_COUNT}");
         }
@@ -155,12 +156,7 @@ impl WakeArgs {
         for (b, why) in &outcome.skipped {
             println!("\nskipped {b}: {why}");
         }
-        super::bench::write_outputs(
-            self.json.as_deref(),
-            self.plot.as_deref(),
-            |path| report::write_json(&outcome.rows, path),
-            |path| plot::draw(&outcome.rows, path),
-        )
+        self.output.write(|path| report::write_json(&outcome.rows, path), |path| plot::draw(&outcome.rows, path))
     }
 }
 
