@@ -35,6 +35,7 @@
 //! `getrusage`) and the shared-file mapping; each block names its invariant.
 
 pub mod config;
+pub mod driver;
 pub mod fanout;
 pub mod interrupt;
 pub mod plot;
@@ -51,12 +52,11 @@ mod launch;
 mod results;
 mod ring;
 mod rundir;
-pub mod runs;
 mod shm;
 mod transports;
 mod usage;
 
 pub use config::{FanoutConfig, Scenario, Transport, WorkerLauncher};
-pub use fanout::{Outcome, Progress};
+pub use driver::{Progress, Skip};
+pub use fanout::Outcome;
 pub use stats::Row;
-pub use transports::Skip;

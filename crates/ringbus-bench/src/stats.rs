@@ -5,6 +5,7 @@
 //! summing up one scenario's repetitions (`combine`).
 
 use crate::config::{Scenario, Transport};
+use crate::driver::Passes;
 use crate::results::ResultsFile;
 use hdrhistogram::Histogram;
 use serde::Serialize;
@@ -87,17 +88,13 @@ fn median_finite(v: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-/// One row for the repetitions of one scenario, each row measured with its ratios filled
-/// from the baseline rows (eventfd, idle floor) *of the same repetition*: the scenarios of
-/// a repetition run back to back, so a slow stretch of a shared machine slows both sides of
-/// a ratio, where a ratio of medians could pair a fast repetition with a slow one.
-pub(crate) fn combine(repetitions: &[Row]) -> Row {
-    let mut row = repetitions.first().expect("a scenario measured at least once").clone();
-    let each = |f: fn(&Row) -> f64| median_finite(repetitions.iter().map(f));
-    let optional = |f: fn(&Row) -> Option<f64>| {
-        let r = median_finite(repetitions.iter().filter_map(f));
-        r.is_finite().then_some(r)
-    };
+/// One row for the passes of one scenario: each latency figure the median of theirs (a
+/// pass that lost every message has none), counts added up; ratios come after
+/// ([`fill_ratios`]).
+pub(crate) fn combine(passes: &[&Row]) -> Row {
+    let mut row = (*passes.first().expect("a scenario measured at least once")).clone();
+    let each = |f: fn(&Row) -> f64| median_finite(passes.iter().map(|r| f(r)));
+    let syscalls = median_finite(passes.iter().filter_map(|r| r.syscalls_per_publish));
     row.publish_p50_us = each(|r| r.publish_p50_us);
     row.publish_p99_us = each(|r| r.publish_p99_us);
     row.e2e_p50_us = each(|r| r.e2e_p50_us);
@@ -106,17 +103,12 @@ pub(crate) fn combine(repetitions: &[Row]) -> Row {
     row.last_e2e_p99_us = each(|r| r.last_e2e_p99_us);
     row.tick_e2e_p50_us = each(|r| r.tick_e2e_p50_us);
     row.tick_e2e_p99_us = each(|r| r.tick_e2e_p99_us);
-    row.syscalls_per_publish = optional(|r| r.syscalls_per_publish);
-    row.syscalls_max = repetitions.iter().filter_map(|r| r.syscalls_max).max();
-    row.messages = repetitions.iter().map(|r| r.messages).sum();
-    row.lost = repetitions.iter().map(|r| r.lost).sum();
-    row.publishes_not_all_asleep = repetitions.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
-    row.publish_p50_vs_eventfd = optional(|r| r.publish_p50_vs_eventfd);
-    row.e2e_p50_vs_eventfd = optional(|r| r.e2e_p50_vs_eventfd);
-    row.tick_e2e_p50_vs_eventfd = optional(|r| r.tick_e2e_p50_vs_eventfd);
-    row.e2e_p50_vs_futex = optional(|r| r.e2e_p50_vs_futex);
-    row.publish_p50_vs_idle_floor = optional(|r| r.publish_p50_vs_idle_floor);
-    row.repetitions = repetitions.len() as u32;
+    row.syscalls_per_publish = syscalls.is_finite().then_some(syscalls);
+    row.syscalls_max = passes.iter().filter_map(|r| r.syscalls_max).max();
+    row.messages = passes.iter().map(|r| r.messages).sum();
+    row.lost = passes.iter().map(|r| r.lost).sum();
+    row.publishes_not_all_asleep = passes.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
+    row.repetitions = passes.len() as u32;
     row
 }
 
@@ -228,30 +220,30 @@ pub(crate) fn row(
     }
 }
 
-/// Fills the ratio columns of every ringbus and futex row from the eventfd row of the same
-/// (subs, topics, payload), of ringbus rows from the futex row's, and of ringbus and
-/// ringbus-polling rows from the idle floor's.
-pub fn fill_ratios(rows: &mut [Row]) {
-    let of = |t: Transport, rows: &[Row]| -> Vec<Row> { rows.iter().filter(|r| r.transport == t).cloned().collect() };
-    let (eventfd, floor) = (of(Transport::Eventfd, rows), of(Transport::IdleFloor, rows));
-    let futex = of(Transport::Futex, rows);
-    /// The baseline row measured at the same (subs, topics, payload) as `r`.
-    fn find<'b>(baselines: &'b [Row], r: &Row) -> Option<&'b Row> {
-        baselines.iter().find(|b| (b.subs, b.topics, b.payload_bytes) == (r.subs, r.topics, r.payload_bytes))
-    }
+/// The scenario `row` was measured in.
+pub(crate) fn scenario(row: &Row) -> Scenario {
+    Scenario { transport: row.transport, subs: row.subs, topics: row.topics, payload_bytes: row.payload_bytes }
+}
+
+/// Fills the ratio columns, each paired within a pass: of every ringbus and futex row
+/// against the eventfd row of the same (subs, topics, payload), of ringbus rows against the
+/// futex row's, and of ringbus and ringbus-polling rows against the idle floor's.
+pub(crate) fn fill_ratios(measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
     for r in rows.iter_mut() {
+        let s = scenario(r);
+        let vs = |baseline: Transport, metric: fn(&Row) -> f64| {
+            measured.paired(&s, &Scenario { transport: baseline, ..s }, metric)
+        };
         if matches!(r.transport, Transport::Ringbus | Transport::Futex) {
-            if let Some(e) = find(&eventfd, r) {
-                r.publish_p50_vs_eventfd = Some(r.publish_p50_us / e.publish_p50_us);
-                r.e2e_p50_vs_eventfd = Some(r.e2e_p50_us / e.e2e_p50_us);
-                r.tick_e2e_p50_vs_eventfd = Some(r.tick_e2e_p50_us / e.tick_e2e_p50_us);
-            }
+            r.publish_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.publish_p50_us);
+            r.e2e_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.e2e_p50_us);
+            r.tick_e2e_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.tick_e2e_p50_us);
         }
         if r.transport == Transport::Ringbus {
-            r.e2e_p50_vs_futex = find(&futex, r).map(|f| r.e2e_p50_us / f.e2e_p50_us);
+            r.e2e_p50_vs_futex = vs(Transport::Futex, |r| r.e2e_p50_us);
         }
         if matches!(r.transport, Transport::Ringbus | Transport::RingbusPolling) {
-            r.publish_p50_vs_idle_floor = find(&floor, r).map(|f| r.publish_p50_us / f.publish_p50_us);
+            r.publish_p50_vs_idle_floor = vs(Transport::IdleFloor, |r| r.publish_p50_us);
         }
     }
 }
@@ -289,27 +281,35 @@ mod tests {
         }
     }
 
+    /// The rows of `passes`, ratios filled, as the bench makes them.
+    fn combined(passes: Vec<(u32, Scenario, Row)>) -> (Vec<Row>, Passes<Scenario, Row>) {
+        let passes = Passes::new(passes);
+        let mut rows = passes.rows(|_, runs| combine(runs));
+        fill_ratios(&passes, &mut rows);
+        (rows, passes)
+    }
+
     #[test]
     fn repetitions_pair_their_ratios_and_add_up_their_counts() {
         // ringbus e2e ÷ eventfd's within each repetition: 0.8, 0.9, 1.4. The ratio of the
         // medians would pair the second's ringbus with the third's eventfd: 210 / 150 = 1.4.
         let runs = [(100.0, 125.0), (270.0, 300.0), (210.0, 150.0)];
-        let (mut ringbus, mut eventfd) = (Vec::new(), Vec::new());
+        let mut passes = Vec::new();
         for (k, &(r, e)) in runs.iter().enumerate() {
-            let mut rows = vec![measured(Transport::Ringbus, r, k as u64), measured(Transport::Eventfd, e, 0)];
-            fill_ratios(&mut rows);
-            ringbus.push(rows[0].clone());
-            eventfd.push(rows[1].clone());
+            for row in [measured(Transport::Ringbus, r, k as u64), measured(Transport::Eventfd, e, 0)] {
+                passes.push((k as u32, scenario(&row), row));
+            }
         }
-        let combined = combine(&ringbus);
-        assert!((combined.e2e_p50_vs_eventfd.unwrap() - 0.9).abs() < 1e-9, "{combined:?}");
-        assert_eq!(combined.e2e_p50_us, 210.0);
-        assert_eq!(combine(&eventfd).e2e_p50_us, 150.0);
-        assert_eq!(combined.messages, 150);
-        assert_eq!(combined.lost, 3);
-        assert_eq!(combined.publishes_not_all_asleep, Some(3));
-        assert_eq!(combined.repetitions, 3);
-        assert_eq!(combine(&eventfd).e2e_p50_vs_eventfd, None);
+        let (rows, _) = combined(passes);
+        let (ringbus, eventfd) = (&rows[0], &rows[1]);
+        assert!((ringbus.e2e_p50_vs_eventfd.unwrap() - 0.9).abs() < 1e-9, "{ringbus:?}");
+        assert_eq!(ringbus.e2e_p50_us, 210.0);
+        assert_eq!(eventfd.e2e_p50_us, 150.0);
+        assert_eq!(ringbus.messages, 150);
+        assert_eq!(ringbus.lost, 3);
+        assert_eq!(ringbus.publishes_not_all_asleep, Some(3));
+        assert_eq!(ringbus.repetitions, 3);
+        assert_eq!(eventfd.e2e_p50_vs_eventfd, None);
     }
 
     #[test]
@@ -318,13 +318,9 @@ mod tests {
         floor.publish_p50_us = 2.0;
         let mut elsewhere = floor.clone();
         elsewhere.subs = 1;
-        let mut rows = vec![
-            measured(Transport::RingbusPolling, 500.0, 0),
-            measured(Transport::Eventfd, 100.0, 0),
-            elsewhere,
-            floor,
-        ];
-        fill_ratios(&mut rows);
+        let measured =
+            [measured(Transport::RingbusPolling, 500.0, 0), measured(Transport::Eventfd, 100.0, 0), elsewhere, floor];
+        let (rows, _) = combined(measured.into_iter().map(|r| (0, scenario(&r), r)).collect());
         assert_eq!(rows[0].publish_p50_vs_idle_floor, Some(5.0), "10 µs ÷ the floor at 16 subscribers");
         assert_eq!(rows[0].publish_p50_vs_eventfd, None, "only ringbus rows are compared with eventfd");
         assert_eq!(rows[1].publish_p50_vs_idle_floor, None);
@@ -358,7 +354,7 @@ mod tests {
     #[test]
     fn a_repetition_without_latencies_is_left_out_of_the_medians() {
         let rows = [measured(Transport::Eventfd, f64::NAN, 50), measured(Transport::Eventfd, 30.0, 0)];
-        assert_eq!(combine(&rows).e2e_p50_us, 30.0);
-        assert!(combine(&rows[..1]).e2e_p50_us.is_nan());
+        assert_eq!(combine(&[&rows[0], &rows[1]]).e2e_p50_us, 30.0);
+        assert!(combine(&[&rows[0]]).e2e_p50_us.is_nan());
     }
 }

@@ -4,7 +4,7 @@
 
 use super::feeder::{Feeder, FeederStats};
 use super::worker::{PollingWorkerSpec, WorkerResult};
-use super::{PollingConfig, Run, Style, READY_LATCH, START_LATCH, TIMER_HZ};
+use super::{Point, PollingConfig, Style, READY_LATCH, START_LATCH, TIMER_HZ};
 use crate::interrupt;
 use crate::launch::{Launch, Workers};
 use crate::worker_main::WorkerJob;
@@ -25,14 +25,13 @@ const MAX_SUBSCRIBERS: u32 = 2;
 
 /// What one run measured.
 #[derive(Debug, Clone)]
-pub(crate) struct Measurement {
-    pub run: Run,
-    pub result: WorkerResult,
-    pub feeder: FeederStats,
+pub struct Measurement {
+    pub(crate) result: WorkerResult,
+    pub(crate) feeder: FeederStats,
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller).
-pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Point, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let node = Node::with_root("bench-feeder", dir).context("cannot create the bench's node")?;
     let topics = run.scenario.topics();
@@ -66,7 +65,7 @@ pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<M
     check(run.style, &result)?;
     ready.unlink();
     start.unlink();
-    Ok(Measurement { run: *run, result, feeder })
+    Ok(Measurement { result, feeder })
 }
 
 /// Waits for the subscriber to exit after its window, failing if it failed, took far too

@@ -31,10 +31,12 @@ mod schedule;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
+use crate::driver::{self, Bench, Passes, Progress};
 use anyhow::Result;
+use measure::Measurement;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 pub use rows::PollingRow;
@@ -162,37 +164,55 @@ pub struct PollingConfig {
     pub worker: WorkerLauncher,
 }
 
-/// One (scenario, style) run of a repetition.
+/// A point of the sweep: one node style in one scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Point {
     pub scenario: Scenario,
     pub style: Style,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} (run {})", self.scenario, self.style, self.repetition + 1)
+        write!(f, "{} {}", self.scenario, self.style)
     }
 }
 
-/// What the bench tells the user while it runs.
-pub use crate::runs::Progress;
+/// Every pass: the scenarios in the order given, the styles' order alternating between
+/// passes so neither always goes first; one row per point, the medians of its runs, with
+/// the polling ÷ callback ratios of those medians.
+impl Bench for PollingConfig {
+    type Point = Point;
+    type Measured = Measurement;
+    type Row = PollingRow;
 
-/// Every run, repetition-major; within a repetition the scenarios in the order given,
-/// and the styles' order alternates between repetitions so neither always goes first.
-pub fn plan(config: &PollingConfig) -> Vec<Run> {
-    crate::runs::alternating(config.repeat, &config.scenarios, &Style::ALL)
-        .into_iter()
-        .map(|(repetition, scenario, style)| Run { scenario, style, repetition })
-        .collect()
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        driver::alternating(pass, &self.scenarios, &Style::ALL, |scenario, style| Point { scenario, style })
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.dir)
+    }
+
+    fn measure(&mut self, point: &Point, dir: &Path, _: &mut dyn Progress) -> Result<Measurement> {
+        measure::measure(point, self, dir)
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<PollingRow> {
+        measured.rows(|point, runs| rows::row(self, point, runs))
+    }
+
+    fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
+        rows::fill_ratios(rows);
+    }
 }
 
 /// Runs every run of `config` in turn; one row per (scenario, style), with ratios.
-pub fn run(config: &PollingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<PollingRow>> {
-    let measured =
-        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
-    Ok(rows::rows(config, &measured))
+pub fn run(config: &PollingConfig, progress: &mut dyn Progress) -> Result<Vec<PollingRow>> {
+    Ok(driver::run(&mut config.clone(), progress)?.rows)
 }
 
 #[cfg(test)]
@@ -225,7 +245,7 @@ mod tests {
             dir: PathBuf::from("/nonexistent"),
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
-        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.scenario, r.style)).collect();
+        let names: Vec<String> = (0..2).flat_map(|pass| config.plan(pass)).map(|p| p.to_string()).collect();
         assert_eq!(
             names,
             [

@@ -1,35 +1,23 @@
-//! The polling bench's results as markdown (a row per (scenario, style), then the polling
-//! ÷ callback ratios per scenario) and as JSON.
+//! The polling bench's results as markdown: a row per (scenario, style), then the polling
+//! ÷ callback ratios per scenario.
 
 use super::{PollingRow, Style};
-use crate::report::num;
-use anyhow::{Context, Result};
+use crate::report::{num, Table};
 use std::fmt::Write as _;
-use std::path::Path;
 
 /// One row per (scenario, style).
 pub fn markdown(rows: &[PollingRow]) -> String {
-    let mut out = String::from(
-        "| scenario | style | cpu ms (user+sys) | cpu ms/s | voluntary ctx switches | wake-ups/s \
-         | timer calls | messages/s published | publisher wake syscalls |\n\
-         |---|---|--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.scenario,
-            r.style,
-            num(r.cpu_s * 1e3),
-            num(r.cpu_ms_per_s),
-            r.voluntary_ctx_switches,
-            num(r.wakeups_per_s),
-            r.timer_calls,
-            num(r.messages_published_per_s),
-            r.publisher_wake_syscalls,
-        );
-    }
-    out
+    Table::<PollingRow>::new()
+        .text("scenario", |r| r.scenario.to_string())
+        .text("style", |r| r.style.to_string())
+        .number("cpu ms (user+sys)", |r| num(r.cpu_s * 1e3))
+        .number("cpu ms/s", |r| num(r.cpu_ms_per_s))
+        .number("voluntary ctx switches", |r| r.voluntary_ctx_switches.to_string())
+        .number("wake-ups/s", |r| num(r.wakeups_per_s))
+        .number("timer calls", |r| r.timer_calls.to_string())
+        .number("messages/s published", |r| num(r.messages_published_per_s))
+        .number("publisher wake syscalls", |r| r.publisher_wake_syscalls.to_string())
+        .markdown(rows)
 }
 
 /// A ratio with two significant digits however small (`0.0018×`, not `0.00×`).
@@ -57,12 +45,6 @@ pub fn ratios(rows: &[PollingRow]) -> String {
         );
     }
     out
-}
-
-/// Writes the rows as a JSON array.
-pub fn write_json(rows: &[PollingRow], path: &Path) -> Result<()> {
-    let text = serde_json::to_string_pretty(rows)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

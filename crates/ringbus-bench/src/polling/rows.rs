@@ -2,7 +2,7 @@
 //! polling rows' ratios against the callback row of the same scenario.
 
 use super::measure::Measurement;
-use super::{PollingConfig, Scenario, Style};
+use super::{Point, PollingConfig, Scenario, Style};
 use crate::stats::median;
 use serde::Serialize;
 
@@ -46,16 +46,17 @@ pub struct PollingRow {
     pub wakeups_vs_callback: Option<f64>,
 }
 
-fn row(config: &PollingConfig, runs: &[&Measurement]) -> PollingRow {
+/// The row of `point`, from its runs.
+pub(crate) fn row(config: &PollingConfig, point: &Point, runs: &[&Measurement]) -> PollingRow {
     let first = runs[0];
     let med = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
     let med_f = |f: &dyn Fn(&Measurement) -> f64| median(runs.iter().map(|m| f(m)).collect());
     let seconds = |m: &Measurement| (m.result.elapsed_ns as f64 / 1e9).max(1e-9);
     let cpu_s = |m: &Measurement| (m.result.cpu_user_us + m.result.cpu_sys_us) as f64 / 1e6;
     PollingRow {
-        scenario: first.run.scenario,
-        style: first.run.style,
-        topics: first.run.scenario.topics().len() as u32,
+        scenario: point.scenario,
+        style: point.style,
+        topics: point.scenario.topics().len() as u32,
         payload_bytes: config.payload_bytes,
         repeat: runs.len() as u32,
         duration_s: med_f(&seconds),
@@ -79,23 +80,8 @@ fn row(config: &PollingConfig, runs: &[&Measurement]) -> PollingRow {
     }
 }
 
-/// One row per (scenario, style) in the order of `config`, ratios filled.
-pub(crate) fn rows(config: &PollingConfig, measured: &[Measurement]) -> Vec<PollingRow> {
-    let mut out = Vec::new();
-    for &scenario in &config.scenarios {
-        for style in Style::ALL {
-            let runs: Vec<&Measurement> =
-                measured.iter().filter(|m| (m.run.scenario, m.run.style) == (scenario, style)).collect();
-            if !runs.is_empty() {
-                out.push(row(config, &runs));
-            }
-        }
-    }
-    fill_ratios(&mut out);
-    out
-}
-
-fn fill_ratios(rows: &mut [PollingRow]) {
+/// Polling rows: CPU time and wake-ups per second ÷ the callback row's of the same scenario.
+pub(crate) fn fill_ratios(rows: &mut [PollingRow]) {
     let callbacks: Vec<(Scenario, f64, f64)> =
         rows.iter().filter(|r| r.style == Style::Callback).map(|r| (r.scenario, r.cpu_s, r.wakeups_per_s)).collect();
     for r in rows.iter_mut().filter(|r| r.style == Style::Polling) {
@@ -110,12 +96,12 @@ fn fill_ratios(rows: &mut [PollingRow]) {
 mod tests {
     use super::*;
     use crate::config::WorkerLauncher;
+    use crate::driver::{Bench, Passes};
     use crate::polling::feeder::FeederStats;
     use crate::polling::worker::WorkerResult;
-    use crate::polling::Run;
     use std::path::PathBuf;
 
-    fn measured(style: Style, repetition: u32, cpu_us: u64, wakeups: u64) -> Measurement {
+    fn measured(style: Style, repetition: u32, cpu_us: u64, wakeups: u64) -> (u32, Point, Measurement) {
         let result = WorkerResult {
             cpu_user_us: cpu_us / 2,
             cpu_sys_us: cpu_us / 2,
@@ -127,7 +113,7 @@ mod tests {
             ..WorkerResult::default()
         };
         let feeder = FeederStats { published: 200, late_max_ns: 1_000_000 * u64::from(repetition) };
-        Measurement { run: Run { scenario: Scenario::FigureOne, style, repetition }, result, feeder }
+        (repetition, Point { scenario: Scenario::FigureOne, style }, Measurement { result, feeder })
     }
 
     #[test]
@@ -140,15 +126,16 @@ mod tests {
             dir: PathBuf::new(),
             worker: WorkerLauncher { program: PathBuf::new(), args: vec![] },
         };
-        let m = [
+        let m = Passes::new(vec![
             measured(Style::Callback, 0, 40_000, 180),
             measured(Style::Polling, 0, 10_000, 20),
             measured(Style::Polling, 1, 30_000, 20),
             measured(Style::Callback, 1, 20_000, 200),
             measured(Style::Callback, 2, 80_000, 190),
             measured(Style::Polling, 2, 20_000, 21),
-        ];
-        let rows = rows(&config, &m);
+        ]);
+        let mut rows = config.rows(&m);
+        config.ratios(&m, &mut rows);
         assert_eq!(rows.len(), 2, "no scaled runs, no scaled rows");
         let (callback, polling) = (&rows[0], &rows[1]);
         assert_eq!((callback.style, polling.style), (Style::Callback, Style::Polling));

@@ -8,7 +8,7 @@ use super::command::{Checker, Command};
 use super::consumer::ConsumerSpec;
 use super::drive::{consume, produce, spin_until, Pushed};
 use super::endpoints::{SharedQueue, Sink, Source};
-use super::{QueueConfig, Run, Variant, QUEUE, READY_LATCH, START_LATCH};
+use super::{Point, QueueConfig, Variant, QUEUE, READY_LATCH, START_LATCH};
 use crate::launch::{Launch, Workers};
 use crate::wake::waiter::pin_this_thread;
 use crate::worker_main::WorkerJob;
@@ -25,14 +25,13 @@ const EXIT_LIMIT: Duration = Duration::from_secs(30);
 
 /// What one run measured.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Measurement {
-    pub run: Run,
-    pub pushed: Pushed,
-    pub consumed: Checker,
+pub struct Measurement {
+    pub(crate) pushed: Pushed,
+    pub(crate) consumed: Checker,
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller), and checks it.
-pub(crate) fn measure(run: &Run, config: &QueueConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Point, config: &QueueConfig, dir: &Path) -> Result<Measurement> {
     let capacity = config.capacity;
     let (pushed, consumed) = match run.variant {
         v if v.cross_process() => cross_process(run, config, dir)?,
@@ -56,7 +55,7 @@ pub(crate) fn measure(run: &Run, config: &QueueConfig, dir: &Path) -> Result<Mea
     };
     consumed.verify(config.warmup + config.commands)?;
     check_head_reads(run.variant, &pushed)?;
-    Ok(Measurement { run: *run, pushed, consumed })
+    Ok(Measurement { pushed, consumed })
 }
 
 /// What the run-time switch promises, whatever the machine's speed: without the cache
@@ -83,7 +82,7 @@ pub(crate) fn check_head_reads(variant: Variant, pushed: &Pushed) -> Result<()> 
     }
 }
 
-fn cross_process(run: &Run, config: &QueueConfig, dir: &Path) -> Result<(Pushed, Checker)> {
+fn cross_process(run: &Point, config: &QueueConfig, dir: &Path) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let node = Node::with_root("queue-producer", dir).context("cannot create the bench's node")?;
@@ -145,7 +144,7 @@ const PRODUCER_FAILED: u8 = 2;
 fn in_process<S: Sink, R: Source>(
     mut sink: S,
     mut source: R,
-    run: &Run,
+    run: &Point,
     config: &QueueConfig,
 ) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
@@ -227,7 +226,7 @@ mod tests {
             dir: std::path::PathBuf::new(),
             worker: crate::config::WorkerLauncher { program: std::path::PathBuf::new(), args: vec![] },
         };
-        let run = Run { variant: Variant::ArrayQueue, batch: 1, repetition: 0 };
+        let run = Point { variant: Variant::ArrayQueue, batch: 1 };
         let queue = SharedQueue::new(16);
         let err = format!("{:#}", in_process(queue.clone(), queue, &run, &config).unwrap_err());
         assert!(err.starts_with("consumer thread: CPU 5000"), "{err}");

@@ -41,10 +41,12 @@ mod rows;
 pub mod service;
 
 use crate::config::WorkerLauncher;
+use crate::driver::{self, Bench, Passes, Progress};
 use anyhow::Result;
+use measure::Measurement;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 pub use drive::POP_BATCH;
@@ -193,36 +195,55 @@ pub struct QueueConfig {
     pub worker: WorkerLauncher,
 }
 
-/// One (variant, batch) run of a repetition.
+/// A point of the sweep: one ring (with where its consumer runs) at one batch size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Point {
     pub variant: Variant,
     pub batch: u32,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} batch {} (run {})", self.variant, self.batch, self.repetition + 1)
+        write!(f, "{} batch {}", self.variant, self.batch)
     }
 }
 
-pub use crate::runs::Progress;
+/// Every pass: the batches in the order given, the variants' order reversed on odd passes
+/// so no variant always goes first; one row per point, the medians of its runs, each ratio
+/// paired within a pass.
+impl Bench for QueueConfig {
+    type Point = Point;
+    type Measured = Measurement;
+    type Row = QueueRow;
 
-/// Every run, repetition-major; within a repetition the batches in the order given, and
-/// the variants' order reversed on odd repetitions so no variant always goes first.
-pub fn plan(config: &QueueConfig) -> Vec<Run> {
-    crate::runs::alternating(config.repeat, &config.batches, &config.variants)
-        .into_iter()
-        .map(|(repetition, batch, variant)| Run { variant, batch, repetition })
-        .collect()
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        driver::alternating(pass, &self.batches, &self.variants, |batch, variant| Point { variant, batch })
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.dir)
+    }
+
+    fn measure(&mut self, point: &Point, dir: &Path, _: &mut dyn Progress) -> Result<Measurement> {
+        measure::measure(point, self, dir)
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<QueueRow> {
+        measured.rows(|point, runs| rows::row(self, point, runs))
+    }
+
+    fn ratios(&self, measured: &Passes<Point, Measurement>, rows: &mut [QueueRow]) {
+        rows::fill_ratios(measured, rows);
+    }
 }
 
 /// Runs every run of `config` in turn; one row per (variant, batch), ratios filled.
-pub fn run(config: &QueueConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<QueueRow>> {
-    let measured =
-        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
-    Ok(rows::rows(config, &measured))
+pub fn run(config: &QueueConfig, progress: &mut dyn Progress) -> Result<Vec<QueueRow>> {
+    Ok(driver::run(&mut config.clone(), progress)?.rows)
 }
 
 #[cfg(test)]
@@ -255,8 +276,9 @@ mod tests {
             dir: PathBuf::from("/nonexistent"),
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
-        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.variant, r.batch)).collect();
-        assert_eq!(names, ["cached 1", "rtrb 1", "cached 64", "rtrb 64", "rtrb 1", "cached 1", "rtrb 64", "cached 64"]);
-        assert_eq!(plan(&config)[4].to_string(), "rtrb batch 1 (run 2)");
+        let names: Vec<String> = (0..2).flat_map(|pass| config.plan(pass)).map(|p| p.to_string()).collect();
+        let (first, second) = names.split_at(4);
+        assert_eq!(first, ["cached batch 1", "rtrb batch 1", "cached batch 64", "rtrb batch 64"]);
+        assert_eq!(second, ["rtrb batch 1", "cached batch 1", "rtrb batch 64", "cached batch 64"]);
     }
 }

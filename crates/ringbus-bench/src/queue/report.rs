@@ -2,8 +2,8 @@
 //! targets as measured, and JSON.
 
 use super::{QueueRow, Variant};
-use crate::report::{num, verdict};
-use anyhow::{Context, Result};
+use crate::report::{num, times, verdict, Table};
+use anyhow::Result;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -25,35 +25,21 @@ pub(crate) fn sig(v: f64) -> String {
     }
 }
 
-fn times(v: Option<f64>) -> String {
-    v.filter(|v| v.is_finite()).map_or_else(|| "n/a".into(), |v| format!("{v:.2}×"))
-}
-
 /// One row per (variant, batch).
 pub fn markdown(rows: &[QueueRow]) -> String {
-    let mut out = String::from(
-        "| variant | consumer | batch | ns/push p50 | ns/push min–max | head reads/push \
-         | head reads/push, ring not full | push calls/push | full retries/push | commands checked |\n\
-         |---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {}–{} | {} | {} | {} | {} | {} |",
-            r.variant,
-            r.consumer,
-            r.batch,
-            num(r.ns_per_push),
-            num(r.ns_per_push_min),
-            num(r.ns_per_push_max),
-            r.head_reads_per_push.map_or_else(|| "—".into(), sig),
-            r.head_reads_not_full_per_push.map_or_else(|| "—".into(), sig),
-            sig(r.push_calls_per_push),
-            sig(r.full_retries_per_push),
-            r.commands_checked,
-        );
-    }
-    out
+    let or_dash = |v: Option<f64>| v.map_or_else(|| "—".into(), sig);
+    Table::<QueueRow>::new()
+        .text("variant", |r| r.variant.to_string())
+        .text("consumer", |r| r.consumer.to_string())
+        .number("batch", |r| r.batch.to_string())
+        .number("ns/push p50", |r| num(r.ns_per_push))
+        .number("ns/push min–max", |r| format!("{}–{}", num(r.ns_per_push_min), num(r.ns_per_push_max)))
+        .number("head reads/push", move |r| or_dash(r.head_reads_per_push))
+        .number("head reads/push, ring not full", move |r| or_dash(r.head_reads_not_full_per_push))
+        .number("push calls/push", |r| sig(r.push_calls_per_push))
+        .number("full retries/push", |r| sig(r.full_retries_per_push))
+        .number("commands checked", |r| r.commands_checked.to_string())
+        .markdown(rows)
 }
 
 /// Per batch: each cached ringbus variant ÷ its baseline (its uncached twin, or rtrb),
@@ -72,7 +58,7 @@ pub fn ratios(rows: &[QueueRow]) -> String {
             .filter(|r| r.batch == batch)
             .filter_map(|r| {
                 let ratio = r.vs_uncached.or(r.vs_rtrb)?;
-                Some(format!("{} ÷ {} {}", r.variant, r.variant.baseline()?, times(Some(ratio))))
+                Some(format!("{} ÷ {} {}", r.variant, r.variant.baseline()?, times(Some(ratio), "n/a")))
             })
             .collect();
         if !parts.is_empty() {
@@ -151,8 +137,7 @@ pub fn write_json(rows: &[QueueRow], service: Option<&super::service::ServiceRow
         value["head_reads_per_push"] = serde_json::Value::Null;
         array.push(value);
     }
-    let text = serde_json::to_string_pretty(&all)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+    crate::report::write_json(&all, path)
 }
 
 #[cfg(test)]

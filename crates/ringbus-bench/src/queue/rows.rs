@@ -3,7 +3,8 @@
 //! both kinds of queue (one whose consumer may sleep, one created `Wake::Never`).
 
 use super::measure::Measurement;
-use super::{QueueConfig, Run, Variant};
+use super::{Point, QueueConfig, Variant};
+use crate::driver::Passes;
 use crate::stats::median;
 use serde::Serialize;
 
@@ -48,8 +49,8 @@ pub struct QueueRow {
     pub vs_rtrb: Option<f64>,
 }
 
-fn row(config: &QueueConfig, runs: &[&Measurement]) -> QueueRow {
-    let first = runs[0];
+/// The row of `point`, from its runs.
+pub(crate) fn row(config: &QueueConfig, point: &Point, runs: &[&Measurement]) -> QueueRow {
     let n = config.commands as f64;
     let per_push = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m) as f64 / n).collect());
     let ns: Vec<f64> = runs.iter().map(|m| m.pushed.elapsed_ns as f64 / n).collect();
@@ -57,9 +58,9 @@ fn row(config: &QueueConfig, runs: &[&Measurement]) -> QueueRow {
     let not_full = |m: &&Measurement| m.pushed.head_reads.map(|r| r.saturating_sub(m.pushed.full_retries) as f64 / n);
     let head_reads_not_full: Option<Vec<f64>> = runs.iter().map(not_full).collect();
     QueueRow {
-        variant: first.run.variant,
-        batch: first.run.batch,
-        consumer: if first.run.variant.cross_process() { "process" } else { "thread" },
+        variant: point.variant,
+        batch: point.batch,
+        consumer: if point.variant.cross_process() { "process" } else { "thread" },
         capacity: config.capacity,
         commands: config.commands,
         warmup: config.warmup,
@@ -79,61 +80,40 @@ fn row(config: &QueueConfig, runs: &[&Measurement]) -> QueueRow {
     }
 }
 
-/// One row per (variant, batch), batches in the order given, variants in theirs.
-pub(crate) fn rows(config: &QueueConfig, measured: &[Measurement]) -> Vec<QueueRow> {
-    let mut out = Vec::new();
-    for &batch in &config.batches {
-        for &variant in &config.variants {
-            let runs: Vec<&Measurement> =
-                measured.iter().filter(|m| (m.run.variant, m.run.batch) == (variant, batch)).collect();
-            if !runs.is_empty() {
-                out.push(row(config, &runs));
-            }
-        }
-    }
-    for r in out.iter_mut() {
+/// Cached rows: ns per push ÷ their baseline's (the uncached twin, or rtrb) at the same
+/// batch, paired within a pass (both push the same number of commands).
+pub(crate) fn fill_ratios(measured: &Passes<Point, Measurement>, rows: &mut [QueueRow]) {
+    for r in rows.iter_mut() {
         let Some(baseline) = r.variant.baseline() else { continue };
-        let value = paired_ratio(measured, r.variant, baseline, r.batch);
+        let (point, base) = (Point { variant: r.variant, batch: r.batch }, Point { variant: baseline, batch: r.batch });
+        let value = measured.paired(&point, &base, |m| m.pushed.elapsed_ns as f64);
         match baseline {
             Variant::Rtrb => r.vs_rtrb = value,
             _ => r.vs_uncached = value,
         }
     }
-    out
-}
-
-/// The median over repetitions of `variant`'s elapsed time ÷ `baseline`'s at `batch` in
-/// the same repetition (both push the same number of commands); `None` if no repetition
-/// measured both.
-fn paired_ratio(measured: &[Measurement], variant: Variant, baseline: Variant, batch: u32) -> Option<f64> {
-    let elapsed = |v: Variant, repetition: u32| {
-        measured.iter().find(|m| m.run == Run { variant: v, batch, repetition }).map(|m| m.pushed.elapsed_ns)
-    };
-    let ratios: Vec<f64> = measured
-        .iter()
-        .filter(|m| (m.run.variant, m.run.batch) == (variant, batch))
-        .filter_map(|m| {
-            let base = elapsed(baseline, m.run.repetition).filter(|&b| b > 0)?;
-            Some(m.pushed.elapsed_ns as f64 / base as f64)
-        })
-        .collect();
-    (!ratios.is_empty()).then(|| median(ratios))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::WorkerLauncher;
+    use crate::driver::Bench;
     use crate::queue::command::Checker;
     use crate::queue::drive::Pushed;
-    use crate::queue::Run;
     use std::path::PathBuf;
 
-    fn measured(variant: Variant, batch: u32, repetition: u32, elapsed_ns: u64, calls: u64) -> Measurement {
+    fn measured(
+        variant: Variant,
+        batch: u32,
+        repetition: u32,
+        elapsed_ns: u64,
+        calls: u64,
+    ) -> (u32, Point, Measurement) {
         let head_reads = variant.ringbus().then_some(calls / 10);
         let pushed = Pushed { elapsed_ns, calls, full_retries: calls / 100, head_reads };
         let consumed = Checker { received: 1100, mismatches: 0, first_mismatch: None };
-        Measurement { run: Run { variant, batch, repetition }, pushed, consumed }
+        (repetition, Point { variant, batch }, Measurement { pushed, consumed })
     }
 
     #[test]
@@ -149,7 +129,7 @@ mod tests {
             dir: PathBuf::new(),
             worker: WorkerLauncher { program: PathBuf::new(), args: vec![] },
         };
-        let m = [
+        let m = Passes::new(vec![
             measured(Variant::Cached, 1, 0, 30_000, 1000),
             measured(Variant::Cached, 1, 1, 10_000, 1200),
             measured(Variant::Cached, 1, 2, 20_000, 1100),
@@ -159,8 +139,9 @@ mod tests {
             measured(Variant::CachedInprocess, 1, 0, 9_000, 1000),
             measured(Variant::Rtrb, 1, 0, 6_000, 1000),
             measured(Variant::ArrayQueue, 8, 0, 12_000, 125),
-        ];
-        let rows = rows(&config, &m);
+        ]);
+        let mut rows = config.rows(&m);
+        config.ratios(&m, &mut rows);
         let names: Vec<String> = rows.iter().map(|r| format!("{} {}", r.variant, r.batch)).collect();
         assert_eq!(names, ["cached 1", "uncached 1", "cached-inprocess 1", "rtrb 1", "arrayqueue 8"]);
         let cached = &rows[0];

@@ -6,6 +6,7 @@
 
 use super::{QueueConfig, READY_LATCH};
 use crate::launch::{Launch, Workers};
+use crate::report::Table;
 use crate::rundir::RunDir;
 use crate::stats;
 use crate::wake::waiter::pin_this_thread;
@@ -97,10 +98,13 @@ fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Histogram
     Ok(rtt_ns)
 }
 
-/// The markdown lines for the service row.
+/// The service row as a markdown table.
 pub fn markdown(row: &ServiceRow) -> String {
-    format!(
-        "| service round trip | {} calls | p50 {:.1} µs | p99 {:.1} µs | max {:.1} µs |\n",
-        row.calls, row.rtt_p50_us, row.rtt_p99_us, row.rtt_max_us
-    )
+    Table::<ServiceRow>::new()
+        .text("what", |_| "service round trip".into())
+        .number("calls", |r| format!("{} calls", r.calls))
+        .number("p50", |r| format!("p50 {:.1} µs", r.rtt_p50_us))
+        .number("p99", |r| format!("p99 {:.1} µs", r.rtt_p99_us))
+        .number("max", |r| format!("max {:.1} µs", r.rtt_max_us))
+        .markdown([row])
 }

@@ -1,10 +1,8 @@
-//! The token bench's results as markdown (a row per run, then the semaphore ÷ pipe ratios
-//! against the issue's targets) and as JSON.
+//! The token bench's results as markdown: a row per run, then the semaphore ÷ pipe ratios
+//! against the issue's targets.
 
 use super::{Mechanism, TokensRow};
-use anyhow::{Context, Result};
-use std::fmt::Write as _;
-use std::path::Path;
+use crate::report::{times, verdict, Table};
 
 /// The targets apply from this many workers on.
 pub const TARGET_MIN_WORKERS: u32 = 16;
@@ -19,30 +17,20 @@ fn opt(v: Option<u64>) -> String {
 
 /// One row per (workers, mechanism).
 pub fn markdown(rows: &[TokensRow]) -> String {
-    let mut out = String::from(
-        "| workers | tokens | mechanism | jobs | wall s | user CPU s | sys CPU s | ctx switches/job \
-         | failed takes | futex wake calls | woken | max holders |\n\
-         |--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {} | {} | {} | {} |",
-            r.workers,
-            r.tokens,
-            r.mechanism,
-            r.jobs,
-            r.wall_s,
-            r.user_cpu_s,
-            r.sys_cpu_s,
-            r.ctx_switches_per_job,
-            opt(r.failed_takes),
-            opt(r.wake_calls),
-            opt(r.woken),
-            r.max_holders,
-        );
-    }
-    out
+    Table::<TokensRow>::new()
+        .number("workers", |r| r.workers.to_string())
+        .number("tokens", |r| r.tokens.to_string())
+        .text("mechanism", |r| r.mechanism.to_string())
+        .number("jobs", |r| r.jobs.to_string())
+        .number("wall s", |r| format!("{:.3}", r.wall_s))
+        .number("user CPU s", |r| format!("{:.3}", r.user_cpu_s))
+        .number("sys CPU s", |r| format!("{:.3}", r.sys_cpu_s))
+        .number("ctx switches/job", |r| format!("{:.2}", r.ctx_switches_per_job))
+        .number("failed takes", |r| opt(r.failed_takes))
+        .number("futex wake calls", |r| opt(r.wake_calls))
+        .number("woken", |r| opt(r.woken))
+        .number("max holders", |r| r.max_holders.to_string())
+        .markdown(rows)
 }
 
 /// Whether one semaphore row meets the targets; `None` below [`TARGET_MIN_WORKERS`] or
@@ -54,26 +42,12 @@ pub fn target_met(r: &TokensRow) -> Option<bool> {
 
 /// Per worker count: semaphore ÷ pipe for system CPU and wall time, and the targets.
 pub fn ratios(rows: &[TokensRow]) -> String {
-    let mut out = format!(
-        "| workers | sys CPU semaphore ÷ pipe | wall semaphore ÷ pipe \
-         | target (from {TARGET_MIN_WORKERS} workers: sys ≤ {TARGET_SYS_RATIO}×, wall ≤ {TARGET_WALL_RATIO}×) |\n\
-         |--:|--:|--:|---|\n"
-    );
-    let ratio = |v: Option<f64>| v.map_or_else(|| "n/a".into(), |v| format!("{v:.2}×"));
-    for r in rows.iter().filter(|r| r.mechanism == Mechanism::Semaphore) {
-        let target = match target_met(r) {
-            None => "—",
-            Some(true) => "met",
-            Some(false) => "not met",
-        };
-        let _ =
-            writeln!(out, "| {} | {} | {} | {target} |", r.workers, ratio(r.sys_cpu_vs_pipe), ratio(r.wall_vs_pipe));
-    }
-    out
-}
-
-/// Writes the rows as a JSON array.
-pub fn write_json(rows: &[TokensRow], path: &Path) -> Result<()> {
-    let text = serde_json::to_string_pretty(rows)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+    let target =
+        format!("target (from {TARGET_MIN_WORKERS} workers: sys ≤ {TARGET_SYS_RATIO}×, wall ≤ {TARGET_WALL_RATIO}×)");
+    Table::<TokensRow>::new()
+        .number("workers", |r| r.workers.to_string())
+        .number("sys CPU semaphore ÷ pipe", |r| times(r.sys_cpu_vs_pipe, "n/a"))
+        .number("wall semaphore ÷ pipe", |r| times(r.wall_vs_pipe, "n/a"))
+        .text(target, |r| target_met(r).map_or("—", verdict).into())
+        .markdown(rows.iter().filter(|r| r.mechanism == Mechanism::Semaphore))
 }

@@ -2,7 +2,7 @@
 //! semaphore rows' ratios against the pipe row of the same worker count.
 
 use super::scenario::Measurement;
-use super::{Mechanism, TokensConfig};
+use super::{Mechanism, Point, TokensConfig};
 use crate::stats::median;
 use serde::Serialize;
 
@@ -41,7 +41,8 @@ pub struct TokensRow {
     pub wall_vs_pipe: Option<f64>,
 }
 
-fn row(config: &TokensConfig, runs: &[&Measurement]) -> TokensRow {
+/// The row of `point`, from its runs.
+pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -> TokensRow {
     let first = runs[0];
     let med_u = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
     let med_o = |f: &dyn Fn(&Measurement) -> Option<u64>| {
@@ -49,8 +50,8 @@ fn row(config: &TokensConfig, runs: &[&Measurement]) -> TokensRow {
     };
     let switches = median(runs.iter().map(|m| m.usage.switches()).collect());
     TokensRow {
-        mechanism: first.run.mechanism,
-        workers: first.run.workers,
+        mechanism: point.mechanism,
+        workers: point.workers,
         tokens: config.tokens,
         jobs: first.jobs,
         job_us: config.job_us,
@@ -71,23 +72,8 @@ fn row(config: &TokensConfig, runs: &[&Measurement]) -> TokensRow {
     }
 }
 
-/// One row per (workers, mechanism) in the order of `config`, ratios filled.
-pub(crate) fn rows(config: &TokensConfig, measured: &[Measurement]) -> Vec<TokensRow> {
-    let mut out = Vec::new();
-    for &workers in &config.workers {
-        for &mechanism in &config.mechanisms {
-            let runs: Vec<&Measurement> =
-                measured.iter().filter(|m| (m.run.workers, m.run.mechanism) == (workers, mechanism)).collect();
-            if !runs.is_empty() {
-                out.push(row(config, &runs));
-            }
-        }
-    }
-    fill_ratios(&mut out);
-    out
-}
-
-fn fill_ratios(rows: &mut [TokensRow]) {
+/// Semaphore rows: system CPU and wall time ÷ the pipe row's of the same worker count.
+pub(crate) fn fill_ratios(rows: &mut [TokensRow]) {
     let pipes: Vec<(u32, f64, f64)> =
         rows.iter().filter(|r| r.mechanism == Mechanism::Pipe).map(|r| (r.workers, r.sys_cpu_s, r.wall_s)).collect();
     for r in rows.iter_mut().filter(|r| r.mechanism == Mechanism::Semaphore) {
@@ -102,22 +88,22 @@ fn fill_ratios(rows: &mut [TokensRow]) {
 mod tests {
     use super::*;
     use crate::config::WorkerLauncher;
-    use crate::tokens::Run;
+    use crate::driver::{Bench, Passes};
     use crate::usage::Usage;
     use ringbus::WakeStats;
     use std::path::PathBuf;
 
-    fn measured(mechanism: Mechanism, workers: u32, repetition: u32, sys_us: u64, wall_ns: u64) -> Measurement {
+    fn measured(mechanism: Mechanism, workers: u32, pass: u32, sys_us: u64, wall_ns: u64) -> (u32, Point, Measurement) {
         let semaphore = mechanism == Mechanism::Semaphore;
-        Measurement {
-            run: Run { mechanism, workers, repetition },
+        let m = Measurement {
             jobs: 100,
             wall_ns,
             usage: Usage { user_us: 10, sys_us, voluntary: 50, involuntary: 25 },
             max_holders: 2,
             failed_takes: (!semaphore).then_some(7),
             wake: semaphore.then_some(WakeStats { wake_calls: 9, woken: 8, skipped: 91 }),
-        }
+        };
+        (pass, Point { mechanism, workers }, m)
     }
 
     #[test]
@@ -132,13 +118,14 @@ mod tests {
             dir: PathBuf::new(),
             worker: WorkerLauncher { program: PathBuf::new(), args: vec![] },
         };
-        let m = [
+        let m = Passes::new(vec![
             measured(Mechanism::Pipe, 8, 0, 400_000, 2_000_000_000),
             measured(Mechanism::Pipe, 8, 1, 100_000, 1_000_000_000),
             measured(Mechanism::Pipe, 8, 2, 200_000, 3_000_000_000),
             measured(Mechanism::Semaphore, 8, 0, 50_000, 1_000_000_000),
-        ];
-        let rows = rows(&config, &m);
+        ]);
+        let mut rows = config.rows(&m);
+        config.ratios(&m, &mut rows);
         assert_eq!(rows.len(), 2);
         let (pipe, sem) = (&rows[0], &rows[1]);
         assert_eq!((pipe.repeat, pipe.sys_cpu_s, pipe.wall_s), (3, 0.2, 2.0));

@@ -6,6 +6,7 @@ use super::bench_queue::QueueArgs;
 use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
+use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -125,32 +126,59 @@ pub fn run_parent() -> anyhow::Result<PathBuf> {
     }
 }
 
-/// The progress bar of a bench made of separate runs, on stderr (hidden when stderr is not
-/// a terminal).
-pub struct RunsBar {
-    pub bar: indicatif::ProgressBar,
+/// Runs a bench: Ctrl-C handled (the bench stops its workers and removes its files), its
+/// progress bar on stderr while `measure` runs, cleared afterwards. `percent`: the bar says
+/// how far in percent (benches that count ticks), else in runs done.
+pub fn measure<T>(percent: bool, measure: impl FnOnce(&mut Bar) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+    let mut bar = Bar::new(percent);
+    let result = measure(&mut bar);
+    bar.bar.finish_and_clear();
+    result
 }
 
-impl RunsBar {
-    pub fn new(runs: usize) -> RunsBar {
+/// How every bench's report starts: its title, the machine, the command line.
+pub fn print_header(name: &str) {
+    println!("## ringbus bench {name}\n");
+    println!("- machine: {}", ringbus_bench::report::Machine::this());
+    println!("- command: `{}`", ringbus_bench::report::command_line());
+}
+
+/// A bench's progress bar on stderr (hidden when stderr is not a terminal).
+pub struct Bar {
+    bar: indicatif::ProgressBar,
+}
+
+impl Bar {
+    fn new(percent: bool) -> Bar {
         use std::io::IsTerminal;
         let bar = if std::io::stderr().is_terminal() {
-            indicatif::ProgressBar::new(runs as u64)
+            indicatif::ProgressBar::new(0)
         } else {
             indicatif::ProgressBar::hidden()
         };
-        let style = indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
+        let template = match percent {
+            true => "[{elapsed_precise}] {bar:30} {percent:>3}% {msg}",
+            false => "[{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+        };
+        let style = indicatif::ProgressStyle::with_template(template).expect("a valid template").progress_chars("=> ");
         bar.set_style(style);
-        RunsBar { bar }
+        Bar { bar }
     }
 }
 
-impl<R: std::fmt::Display> ringbus_bench::runs::Progress<R> for RunsBar {
-    fn run(&mut self, index: usize, _total: usize, run: &R) {
-        self.bar.set_position(index as u64);
-        self.bar.set_message(run.to_string());
+impl ringbus_bench::driver::Progress for Bar {
+    fn length(&mut self, steps: u64) {
+        self.bar.set_length(steps);
+    }
+
+    fn at(&mut self, done: u64, what: &str) {
+        self.bar.set_position(done);
+        self.bar.set_message(what.to_string());
+    }
+
+    fn tick(&mut self) {
+        self.bar.inc(1);
     }
 
     fn note(&mut self, text: &str) {

@@ -3,10 +3,8 @@
 
 use super::bench::OutputArgs;
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use ringbus_bench::config::{self, parse_size, parse_subs, Scenario, Transport};
-use ringbus_bench::{report, FanoutConfig, Progress, WorkerLauncher};
-use std::io::IsTerminal;
+use ringbus_bench::config::{self, parse_size, parse_subs, Transport};
+use ringbus_bench::{report, FanoutConfig, WorkerLauncher};
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -173,14 +171,8 @@ impl FanoutArgs {
     pub fn run(self) -> Result<()> {
         let transports_given = std::env::args().any(|a| a == "--transports" || a.starts_with("--transports="));
         let config = self.config(transports_given)?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new(&config);
-        let outcome = ringbus_bench::fanout::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let outcome = outcome?;
-        println!("## ringbus bench fanout\n");
-        println!("- machine: {}", report::Machine::this());
-        println!("- command: `{}`", report::command_line());
+        let outcome = super::bench::measure(true, |bar| ringbus_bench::fanout::run(&config, bar))?;
+        super::bench::print_header("fanout");
         println!(
             "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
              ratios: ringbus (and futex) ÷ eventfd{}\n",
@@ -212,39 +204,5 @@ impl FanoutArgs {
             |path| report::write_json(&outcome.rows, path),
             |path| ringbus_bench::plot::draw(&outcome.rows, path),
         )
-    }
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-    ticks: u64,
-}
-
-impl Bar {
-    fn new(config: &FanoutConfig) -> Bar {
-        let ticks = config.warmup + config.count;
-        let total = ticks * config.scenarios.len() as u64 * u64::from(config.repeat);
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar, ticks }
-    }
-}
-
-impl Progress for Bar {
-    fn scenario(&mut self, index: usize, total: usize, scenario: &Scenario, _ticks: u64) {
-        self.bar.set_position(index as u64 * self.ticks);
-        self.bar.set_message(format!("[{}/{total}] {scenario}", index + 1));
-    }
-
-    fn tick(&mut self) {
-        self.bar.inc(1);
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
     }
 }

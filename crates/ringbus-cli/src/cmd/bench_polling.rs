@@ -137,14 +137,8 @@ impl PollingArgs {
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(polling::plan(&config).len());
-        let rows = polling::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        println!("## ringbus bench polling\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let rows = super::bench::measure(false, |bar| polling::run(&config, bar))?;
+        super::bench::print_header("polling");
         let backend = rows.first().map_or("?", |r| r.backend.as_str());
         println!(
             "- {} s windows, payload {}, timer {} Hz, median of {} run(s); one subscriber process \
@@ -163,7 +157,7 @@ impl PollingArgs {
             println!();
             print!("{ratios}");
         }
-        self.output.write(|path| report::write_json(&rows, path), |path| plot::draw(&rows, path))
+        self.output.write(|path| ringbus_bench::report::write_json(&rows, path), |path| plot::draw(&rows, path))
     }
 }
 

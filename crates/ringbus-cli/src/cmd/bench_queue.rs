@@ -195,21 +195,18 @@ impl QueueArgs {
     }
 
     pub fn run(self) -> Result<()> {
+        use ringbus_bench::driver::Progress as _;
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(queue::plan(&config).len());
-        let rows = queue::run(&config, &mut bar);
         let calls = self.calls.unwrap_or(if self.output.quick { QUICK_CALLS } else { CALLS });
-        let service = match (&rows, calls) {
-            (Ok(_), 1..) => Some(service::run(&config, calls, &mut |text| bar.bar.suspend(|| eprintln!("{text}")))),
-            _ => None,
-        };
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        let service = service.transpose()?;
-        println!("## ringbus bench queue\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let (rows, service) = super::bench::measure(false, |bar| {
+            let rows = queue::run(&config, bar)?;
+            let service = match calls {
+                0 => None,
+                _ => Some(service::run(&config, calls, &mut |text| bar.note(text))?),
+            };
+            Ok((rows, service))
+        })?;
+        super::bench::print_header("queue");
         println!(
             "- {} measured commands of {COMMAND_BYTES} B per run after {} unmeasured, ring capacity {}, median of {} run(s); \
              producer pinned to CPU {}, consumer to CPU {}, popping up to {POP_BATCH} per call, never sleeping",
@@ -238,7 +235,6 @@ impl QueueArgs {
                 config.cpus.1,
                 row.calls / 10
             );
-            println!("| what | calls | p50 | p99 | max |\n|---|--:|--:|--:|--:|");
             print!("{}", service::markdown(row));
         }
         self.output.write(|path| report::write_json(&rows, service.as_ref(), path), |path| plot::draw(&rows, path))

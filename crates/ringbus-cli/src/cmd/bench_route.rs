@@ -4,7 +4,7 @@
 //! JSON and an SVG plot.
 
 use super::bench::OutputArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ringbus_bench::route::{self, plot, report, RouteConfig};
 
 pub const LONG_ABOUT: &str = "\
@@ -87,14 +87,8 @@ impl RouteBenchArgs {
             threads: self.threads.clone(),
             udp_frames: self.udp_frames.unwrap_or(if q { 100_000 } else { 1_000_000 }),
         };
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(route::plan(&config).len());
-        let result = route::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let (rows, udp) = result?;
-        println!("## ringbus bench route\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let (rows, udp) = super::bench::measure(false, |bar| route::run(&config, bar))?;
+        super::bench::print_header("route");
         println!(
             "- {} frames per thread, metric and run; {} links besides the sources; median of {} run(s), \
              lockfree and mutex alternating\n",

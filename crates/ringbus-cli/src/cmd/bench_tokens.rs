@@ -129,14 +129,8 @@ impl TokensArgs {
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(tokens::plan(&config).len());
-        let rows = tokens::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        println!("## ringbus bench tokens\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let rows = super::bench::measure(false, |bar| tokens::run(&config, bar))?;
+        super::bench::print_header("tokens");
         println!(
             "- {} jobs of {} µs per run, {} tokens; CPU and context switches summed over the workers; \
              median of {} run(s)",
@@ -151,7 +145,7 @@ impl TokensArgs {
             println!();
             print!("{}", report::ratios(&rows));
         }
-        self.output.write(|path| report::write_json(&rows, path), |path| tokens::plot::draw(&rows, path))
+        self.output.write(|path| ringbus_bench::report::write_json(&rows, path), |path| tokens::plot::draw(&rows, path))
     }
 }
 

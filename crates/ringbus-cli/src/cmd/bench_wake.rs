@@ -3,10 +3,8 @@
 
 use super::bench::OutputArgs;
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use ringbus_bench::wake::{self, plot, report, WakeBackend, WakeConfig, MAX_COUNT};
 use ringbus_bench::WorkerLauncher;
-use std::io::IsTerminal;
 
 pub const LONG_ABOUT: &str = "\
 What multiplexing costs: how long a wake takes to reach a process asleep in a ringbus
@@ -129,14 +127,8 @@ impl WakeArgs {
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new();
-        let outcome = wake::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let outcome = outcome?;
-        println!("## ringbus bench wake\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let outcome = super::bench::measure(true, |bar| wake::run(&config, bar))?;
+        super::bench::print_header("wake");
         let placement = match config.cpus {
             Some((w, s)) => format!("waker pinned to CPU {w}, waiter to CPU {s}"),
             None => "waker and waiter unpinned".into(),
@@ -156,37 +148,9 @@ impl WakeArgs {
         for (b, why) in &outcome.skipped {
             println!("\nskipped {b}: {why}");
         }
-        self.output.write(|path| report::write_json(&outcome.rows, path), |path| plot::draw(&outcome.rows, path))
-    }
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-}
-
-impl Bar {
-    fn new() -> Bar {
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar }
-    }
-}
-
-impl wake::Progress for Bar {
-    fn start(&mut self, wakes: u64) {
-        self.bar.set_length(wakes);
-        self.bar.set_message("wakes");
-    }
-
-    fn tick(&mut self) {
-        self.bar.inc(1);
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
+        self.output.write(
+            |path| ringbus_bench::report::write_json(&outcome.rows, path),
+            |path| plot::draw(&outcome.rows, path),
+        )
     }
 }
