@@ -49,6 +49,7 @@ pub mod wake;
 pub mod worker_main;
 
 mod launch;
+mod named;
 mod results;
 mod ring;
 mod rundir;

@@ -32,12 +32,11 @@ pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
 use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use measure::Measurement;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 pub use rows::PollingRow;
 
@@ -53,15 +52,14 @@ pub const TIMER_HZ: u64 = 10;
 pub const MIN_PAYLOAD_BYTES: u64 = 16;
 pub const MAX_PAYLOAD_BYTES: u64 = 64 << 10;
 
-/// Which node is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scenario {
-    /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
-    #[serde(rename = "figure-1")]
-    FigureOne,
-    /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
-    Scaled,
+named! {
+    /// Which node is measured.
+    pub enum Scenario("scenario") {
+        /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
+        FigureOne = "figure-1",
+        /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
+        Scaled = "scaled",
+    }
 }
 
 /// One input topic of a scenario.
@@ -73,15 +71,6 @@ pub struct TopicRate {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 2] = [Scenario::FigureOne, Scenario::Scaled];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::FigureOne => "figure-1",
-            Scenario::Scaled => "scaled",
-        }
-    }
-
     /// The input topics and their rates.
     pub fn topics(self) -> Vec<TopicRate> {
         let topic = |name: String, rate_mhz: u64| TopicRate { name, rate_mhz };
@@ -99,54 +88,23 @@ impl Scenario {
     }
 }
 
-impl fmt::Display for Scenario {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named! {
+    /// How the node takes its messages: the subscribers' wake mode.
+    pub enum Style("style") {
+        /// `Wake::OnData`: the executor wakes for every message and queues it for the timer.
+        Callback = "callback",
+        /// `Wake::Never`: the timer reads shared memory; nothing else wakes the thread.
+        Polling = "polling",
     }
-}
-
-impl FromStr for Scenario {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Scenario, String> {
-        Scenario::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown scenario {s:?}; choose from figure-1, scaled"))
-    }
-}
-
-/// How the node takes its messages: the subscribers' wake mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Style {
-    /// `Wake::OnData`: the executor wakes for every message and queues it for the timer.
-    Callback,
-    /// `Wake::Never`: the timer reads shared memory; nothing else wakes the thread.
-    Polling,
 }
 
 impl Style {
-    pub const ALL: [Style; 2] = [Style::Callback, Style::Polling];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Style::Callback => "callback",
-            Style::Polling => "polling",
-        }
-    }
-
     /// The subscribers' wake mode: the one line that differs between the styles.
     pub fn wake(self) -> ringbus::Wake {
         match self {
             Style::Callback => ringbus::Wake::OnData,
             Style::Polling => ringbus::Wake::Never,
         }
-    }
-}
-
-impl fmt::Display for Style {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 

@@ -42,12 +42,11 @@ pub mod service;
 
 use crate::config::WorkerLauncher;
 use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use measure::Measurement;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 pub use drive::POP_BATCH;
 pub use rows::QueueRow;
@@ -68,60 +67,29 @@ pub(crate) const START_LATCH: &str = "bench/start";
 /// The queue's name under each run's root.
 pub(crate) const QUEUE: &str = "bench/commands";
 
-/// One row: a ring, and where its consumer runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Variant {
-    /// ringbus SPSC queue, producer caching the consumer's position; consumer process.
-    #[serde(rename = "cached")]
-    Cached,
-    /// The same, with the cache switched off at run time; consumer process.
-    #[serde(rename = "uncached")]
-    Uncached,
-    /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
-    #[serde(rename = "cached-inprocess")]
-    CachedInprocess,
-    /// ringbus SPSC queue created with `Wake::Never`, cache on; consumer process.
-    #[serde(rename = "polling")]
-    Polling,
-    /// The same, cache off; consumer process.
-    #[serde(rename = "polling-uncached")]
-    PollingUncached,
-    /// The same, cache on; consumer thread: like for like with the anchors.
-    #[serde(rename = "polling-inprocess")]
-    PollingInprocess,
-    /// rtrb's SPSC ring buffer, consumer thread.
-    #[serde(rename = "rtrb")]
-    Rtrb,
-    /// crossbeam-queue's bounded MPMC `ArrayQueue`, consumer thread.
-    #[serde(rename = "arrayqueue")]
-    ArrayQueue,
+named! {
+    /// One row: a ring, and where its consumer runs.
+    pub enum Variant("variant") {
+        /// ringbus SPSC queue, producer caching the consumer's position; consumer process.
+        Cached = "cached",
+        /// The same, with the cache switched off at run time; consumer process.
+        Uncached = "uncached",
+        /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
+        CachedInprocess = "cached-inprocess",
+        /// ringbus SPSC queue created with `Wake::Never`, cache on; consumer process.
+        Polling = "polling",
+        /// The same, cache off; consumer process.
+        PollingUncached = "polling-uncached",
+        /// The same, cache on; consumer thread: like for like with the anchors.
+        PollingInprocess = "polling-inprocess",
+        /// rtrb's SPSC ring buffer, consumer thread.
+        Rtrb = "rtrb",
+        /// crossbeam-queue's bounded MPMC `ArrayQueue`, consumer thread.
+        ArrayQueue = "arrayqueue",
+    }
 }
 
 impl Variant {
-    pub const ALL: [Variant; 8] = [
-        Variant::Cached,
-        Variant::Uncached,
-        Variant::CachedInprocess,
-        Variant::Polling,
-        Variant::PollingUncached,
-        Variant::PollingInprocess,
-        Variant::Rtrb,
-        Variant::ArrayQueue,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Cached => "cached",
-            Variant::Uncached => "uncached",
-            Variant::CachedInprocess => "cached-inprocess",
-            Variant::Polling => "polling",
-            Variant::PollingUncached => "polling-uncached",
-            Variant::PollingInprocess => "polling-inprocess",
-            Variant::Rtrb => "rtrb",
-            Variant::ArrayQueue => "arrayqueue",
-        }
-    }
-
     /// Whether the consumer is another process (else a thread of this one).
     pub fn cross_process(self) -> bool {
         matches!(self, Variant::Cached | Variant::Uncached | Variant::Polling | Variant::PollingUncached)
@@ -155,22 +123,6 @@ impl Variant {
             Variant::CachedInprocess | Variant::PollingInprocess => Some(Variant::Rtrb),
             _ => None,
         }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Variant, String> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
-            format!("unknown variant {s:?}; choose from {}", names.join(", "))
-        })
     }
 }
 

@@ -17,38 +17,28 @@ pub mod report;
 mod udp;
 
 use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use measure::Measured;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
 
 pub use report::{RouteRow, UdpRow};
 
-/// Which link table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Table {
-    #[serde(rename = "lockfree")]
-    LockFree,
-    #[serde(rename = "mutex")]
-    Mutex,
-}
-
-impl Table {
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::LockFree => "lockfree",
-            Table::Mutex => "mutex",
-        }
+named! {
+    /// Which link table.
+    pub enum Table("table") {
+        LockFree = "lockfree",
+        Mutex = "mutex",
     }
 }
 
-/// What a row measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    Decision,
-    Forward,
+named! {
+    /// What a row measures.
+    pub enum Metric("metric") {
+        Decision = "decision",
+        Forward = "forward",
+    }
 }
 
 /// The forwarding threads and whether links churn: a group of the plan.

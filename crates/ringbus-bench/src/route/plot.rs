@@ -1,7 +1,7 @@
 //! The router bench's SVG figure: ns per frame on a log scale, one group of two bars
 //! (lock-free, mutex) per (metric, threads, churn).
 
-use super::{Metric, RouteRow, Table};
+use super::{RouteRow, Table};
 use crate::queue::plot::y_range;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
@@ -16,8 +16,7 @@ fn color(t: Table) -> RGBColor {
 }
 
 fn label(r: &RouteRow) -> String {
-    let metric = if r.metric == Metric::Decision { "decision" } else { "forward" };
-    format!("{metric} {}t{}", r.threads, if r.churn { " churn" } else { "" })
+    format!("{} {}t{}", r.metric, r.threads, if r.churn { " churn" } else { "" })
 }
 
 pub fn draw(rows: &[RouteRow], path: &Path) -> Result<()> {

@@ -78,23 +78,15 @@ pub(crate) fn fill_ratios(rows: &mut [RouteRow]) {
 
 pub fn markdown(rows: &[RouteRow]) -> String {
     report::Table::<RouteRow>::new()
-        .text("metric", |r| metric_name(r.metric).into())
+        .text("metric", |r| r.metric.to_string())
         .number("threads", |r| r.threads.to_string())
         .text("churn", |r| if r.churn { "yes" } else { "no" }.into())
-        .text("table", |r| r.table.name().into())
+        .text("table", |r| r.table.to_string())
         .number("ns/frame p50", |r| num(r.ns_per_frame))
         .number("min–max", |r| format!("{}–{}", num(r.ns_per_frame_min), num(r.ns_per_frame_max)))
         .number("lockfree ÷ mutex", |r| times(r.vs_mutex, "—"))
         .number("churn cycles/run", |r| r.churn_cycles.to_string())
         .markdown(rows)
-}
-
-fn metric_name(metric: Metric) -> &'static str {
-    if metric == Metric::Decision {
-        "decision"
-    } else {
-        "forward"
-    }
 }
 
 pub fn udp_markdown(rows: &[UdpRow]) -> String {

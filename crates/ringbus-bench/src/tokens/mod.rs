@@ -27,12 +27,11 @@ pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
 use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use scenario::Measurement;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 pub use rows::TokensRow;
 
@@ -47,40 +46,13 @@ pub const MAX_WORKERS: u32 = 1024;
 /// Most tokens: what one pipe page holds (the pipe is filled without blocking).
 pub const MAX_TOKENS: u32 = 4096;
 
-/// How workers share their tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
-    /// GNU make's jobserver: poll a shared pipe, read a byte, write it back.
-    Pipe,
-    /// `ringbus::Semaphore`: wait, post.
-    Semaphore,
-}
-
-impl Mechanism {
-    pub const ALL: [Mechanism; 2] = [Mechanism::Pipe, Mechanism::Semaphore];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::Pipe => "pipe",
-            Mechanism::Semaphore => "semaphore",
-        }
-    }
-}
-
-impl fmt::Display for Mechanism {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Mechanism {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mechanism, String> {
-        Mechanism::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown mechanism {s:?}; choose from pipe, semaphore"))
+named! {
+    /// How workers share their tokens.
+    pub enum Mechanism("mechanism") {
+        /// GNU make's jobserver: poll a shared pipe, read a byte, write it back.
+        Pipe = "pipe",
+        /// `ringbus::Semaphore`: wait, post.
+        Semaphore = "semaphore",
     }
 }
 

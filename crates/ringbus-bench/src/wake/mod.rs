@@ -35,45 +35,33 @@ pub(crate) mod waiter;
 
 use crate::config::WorkerLauncher;
 use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use ringbus::waitset::Backend;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 /// Most measured (or warm-up) wakes per backend: the board holds one slot per wake.
 pub const MAX_COUNT: u64 = 1_000_000;
 /// Words the futex_waitv row attaches.
 pub const WAITV_WORDS: usize = 8;
 
-/// One row: a wait-set backend with its sources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WakeBackend {
-    /// One word, plain `FUTEX_WAIT`: the baseline.
-    Futex,
-    /// Eight words through `futex_waitv`.
-    FutexWaitv,
-    /// One word and a socket, io_uring.
-    IoUring,
-    /// One word and a socket, epoll.
-    Epoll,
+named! {
+    /// One row: a wait-set backend with its sources.
+    pub enum WakeBackend("backend") {
+        /// One word, plain `FUTEX_WAIT`: the baseline.
+        Futex = "futex",
+        /// Eight words through `futex_waitv`.
+        FutexWaitv = "futex_waitv",
+        /// One word and a socket, io_uring.
+        IoUring = "io_uring",
+        /// One word and a socket, epoll.
+        Epoll = "epoll",
+    }
 }
 
 impl WakeBackend {
-    pub const ALL: [WakeBackend; 4] =
-        [WakeBackend::Futex, WakeBackend::FutexWaitv, WakeBackend::IoUring, WakeBackend::Epoll];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            WakeBackend::Futex => "futex",
-            WakeBackend::FutexWaitv => "futex_waitv",
-            WakeBackend::IoUring => "io_uring",
-            WakeBackend::Epoll => "epoll",
-        }
-    }
-
     /// The wait-set backend this row forces.
     pub fn backend(self) -> Backend {
         match self {
@@ -97,22 +85,6 @@ impl WakeBackend {
             WakeBackend::IoUring | WakeBackend::Epoll => 1,
             _ => 0,
         }
-    }
-}
-
-impl fmt::Display for WakeBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for WakeBackend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<WakeBackend, String> {
-        WakeBackend::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
-            let names: Vec<_> = WakeBackend::ALL.iter().map(|b| b.name()).collect();
-            format!("unknown backend {s:?}; choose from {}", names.join(", "))
-        })
     }
 }
 
