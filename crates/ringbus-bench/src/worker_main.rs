@@ -8,19 +8,16 @@
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
-use crate::config::Scenario;
-use crate::results::ResultsFile;
-use crate::transports::{self, Endpoint};
+use crate::transports;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 /// What a worker process is started to do.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum WorkerJob {
     /// A subscriber of `ringbus bench fanout`.
-    Fanout(WorkerSpec),
+    Fanout(crate::fanout::subscriber::SubscriberSpec),
     /// A token worker of `ringbus bench tokens`.
     Tokens(crate::tokens::worker::TokensWorkerSpec),
     /// The waiter of `ringbus bench wake`.
@@ -31,27 +28,6 @@ pub(crate) enum WorkerJob {
     QueueConsumer(crate::queue::consumer::ConsumerSpec),
     /// The service server of `ringbus bench queue`.
     QueueServer(crate::queue::service::ServerSpec),
-}
-
-/// Everything one subscriber process needs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct WorkerSpec {
-    pub index: u32,
-    pub subs: u32,
-    pub topics: u32,
-    pub payload_bytes: u64,
-    pub transport: crate::config::Transport,
-    /// Messages per topic, warm-up included.
-    pub messages: u64,
-    pub results: PathBuf,
-    pub parent_pid: u32,
-    pub endpoint: Endpoint,
-}
-
-impl WorkerSpec {
-    fn scenario(&self) -> Scenario {
-        Scenario { transport: self.transport, subs: self.subs, topics: self.topics, payload_bytes: self.payload_bytes }
-    }
 }
 
 /// Asks the kernel to SIGKILL us when the bench goes; fails if it already went.
@@ -85,28 +61,11 @@ pub fn run(spec: &str) -> Result<()> {
     let job: WorkerJob = serde_json::from_str(spec)
         .context("bench-worker is started by `ringbus bench`, not by hand: its argument is not a valid spec")?;
     match job {
-        WorkerJob::Fanout(spec) => run_subscriber(&spec),
+        WorkerJob::Fanout(spec) => crate::fanout::subscriber::run(&spec),
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
         WorkerJob::QueueConsumer(spec) => crate::queue::consumer::run(&spec),
         WorkerJob::QueueServer(spec) => crate::queue::service::serve(&spec),
-    }
-}
-
-/// One fan-out subscriber.
-fn run_subscriber(spec: &WorkerSpec) -> Result<()> {
-    die_with_parent(spec.parent_pid)?;
-    let messages = usize::try_from(spec.messages)?;
-    let results = ResultsFile::open(&spec.results, spec.subs as usize, messages)?;
-    let mut receiver = transports::receiver(&spec.scenario(), spec.index, &spec.endpoint)
-        .with_context(|| format!("subscriber {} cannot open its {} endpoint", spec.index, spec.transport))?;
-    results.mark_ready();
-    loop {
-        let got = receiver.next().with_context(|| format!("subscriber {} ({})", spec.index, spec.transport))?;
-        results.record(spec.index as usize, got.seq, got.at_ns.saturating_sub(got.t0_ns))?;
-        if got.seq + 1 >= spec.messages {
-            return Ok(());
-        }
     }
 }

@@ -3,8 +3,9 @@
 //! each bar is labelled with its value).
 
 use super::{QueueRow, Variant};
+use crate::plot::{bars, box_legend, canvas, fail, finish, log_range, Bar, Group};
+use crate::report::num;
 use anyhow::{anyhow, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -28,32 +29,19 @@ fn color(v: Variant) -> RGBColor {
     }
 }
 
-/// The legend, in a strip across the top, wrapped onto a second row when it is full.
-fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, variants: &[Variant]) -> Result<()> {
+/// The legend's places, in a strip across the top, wrapped onto a second row when it is full.
+fn legend(variants: &[Variant]) -> Vec<((i32, i32), &'static str, RGBColor)> {
     let (mut x, mut y) = (70, 16);
+    let mut items = Vec::new();
     for &v in variants {
         let width = 60 + 9 * v.name().len() as i32;
         if x + width > WIDTH_PX as i32 {
             (x, y) = (70, y + 24);
         }
-        area.draw(&Rectangle::new([(x, y), (x + 24, y + 12)], color(v).filled())).map_err(|e| anyhow!("{e}"))?;
-        area.draw(&Text::new(v.name(), (x + 30, y - 1), ("sans-serif", 16))).map_err(|e| anyhow!("{e}"))?;
+        items.push(((x, y), v.name(), color(v)));
         x += width;
     }
-    Ok(())
-}
-
-/// A log axis from the power of ten at or below the smallest bar to a little above the
-/// largest, at least a decade.
-pub(crate) fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let positive: Vec<f64> = values.filter(|v| v.is_finite() && *v > 0.0).collect();
-    if positive.is_empty() {
-        return (0.1, 1.0);
-    }
-    let lo = positive.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = positive.iter().copied().fold(0.0, f64::max);
-    let floor = 10f64.powf(lo.log10().floor());
-    (floor, (hi * 2.0).max(floor * 10.0))
+    items
 }
 
 /// Draws `rows` into an SVG file at `path`.
@@ -62,11 +50,10 @@ pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
     let mut batches: Vec<u32> = rows.iter().map(|r| r.batch).collect();
     batches.dedup();
     let variants: Vec<Variant> = Variant::ALL.into_iter().filter(|v| rows.iter().any(|r| r.variant == *v)).collect();
-    let root = SVGBackend::new(path, (WIDTH_PX, 560 + LEGEND_PX)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let root = canvas(path, (WIDTH_PX, 560 + LEGEND_PX))?;
     let (top, area) = root.split_vertically(LEGEND_PX);
-    legend(&top, &variants)?;
-    let (floor, ceiling) = y_range(rows.iter().map(|r| r.ns_per_push));
+    box_legend(&top, legend(&variants))?;
+    let (floor, ceiling) = log_range(rows.iter().map(|r| r.ns_per_push));
     let caption = format!(
         "ns per pushed {}-byte command (median of {}; capacity {}; producer CPU {}, consumer CPU {})",
         super::COMMAND_BYTES,
@@ -81,7 +68,7 @@ pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..batches.len() as f64, (floor..ceiling).log_scale())
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -90,41 +77,21 @@ pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
         .y_label_formatter(&|y| format!("{y}"))
         .light_line_style(WHITE)
         .draw()
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
     let below = ("sans-serif", 16).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Top));
     let above = ("sans-serif", 11).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Bottom));
     let width = GROUP / variants.len() as f64;
-    for (i, &batch) in batches.iter().enumerate() {
+    let groups = batches.iter().enumerate().map(|(i, &batch)| {
         let left = i as f64 + (1.0 - GROUP) / 2.0;
-        for (k, &variant) in variants.iter().enumerate() {
-            let Some(v) = rows.iter().find(|r| (r.variant, r.batch) == (variant, batch)).map(|r| r.ns_per_push) else {
-                continue;
-            };
-            if !(v.is_finite() && v > 0.0) {
-                continue;
-            }
+        let value = |variant| rows.iter().find(|r| (r.variant, r.batch) == (variant, batch)).map(|r| r.ns_per_push);
+        let slots = variants.iter().enumerate().filter_map(|(k, &variant)| Some((k, variant, value(variant)?)));
+        let bars = slots.filter(|(_, _, v)| v.is_finite() && *v > 0.0).map(|(k, variant, v)| {
             let x0 = left + k as f64 * width;
-            let bar = Rectangle::new([(x0, floor), (x0 + width * 0.9, v)], color(variant).filled());
-            chart.draw_series([bar]).map_err(|e| anyhow!("{e}"))?;
-            let label = Text::new(crate::report::num(v), (x0 + width * 0.45, v), above.clone());
-            chart.draw_series([label]).map_err(|e| anyhow!("{e}"))?;
-        }
-        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, floor));
-        // `backend_coord` is in backend pixels, which is `root`'s frame (it has no offset).
-        let name = format!("batch {batch}");
-        root.draw(&Text::new(name, (px, py + 8), below.clone())).map_err(|e| anyhow!("{e}"))?;
-    }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_log_axis_starts_at_a_power_of_ten_below_every_bar() {
-        assert_eq!(y_range([3.2, 48.0, 7.5].into_iter()), (1.0, 96.0));
-        assert_eq!(y_range([0.8, 2.0].into_iter()), (0.1, 4.0));
-        assert_eq!(y_range([0.0, f64::NAN].into_iter()), (0.1, 1.0));
-    }
+            let label = Some((x0 + width * 0.45, num(v)));
+            Bar { x: (x0, x0 + width * 0.9), top: v, color: color(variant), label }
+        });
+        Group { name: format!("batch {batch}"), mid: i as f64 + 0.5, bars: bars.collect() }
+    });
+    bars(&root, &mut chart, floor, groups.collect(), (&above, &below))?;
+    finish(&root, path)
 }

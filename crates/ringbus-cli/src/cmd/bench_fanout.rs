@@ -4,7 +4,7 @@
 use super::bench::OutputArgs;
 use anyhow::{bail, Context, Result};
 use ringbus_bench::config::{self, parse_size, parse_subs, Transport};
-use ringbus_bench::{report, FanoutConfig, WorkerLauncher};
+use ringbus_bench::{fanout, report, FanoutConfig, WorkerLauncher};
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -171,7 +171,7 @@ impl FanoutArgs {
     pub fn run(self) -> Result<()> {
         let transports_given = std::env::args().any(|a| a == "--transports" || a.starts_with("--transports="));
         let config = self.config(transports_given)?;
-        let outcome = super::bench::measure(true, |bar| ringbus_bench::fanout::run(&config, bar))?;
+        let outcome = super::bench::measure(true, |bar| fanout::run(&config, bar))?;
         super::bench::print_header("fanout");
         println!(
             "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
@@ -190,8 +190,8 @@ impl FanoutArgs {
         if let Some(k) = config.direct_wakes {
             println!("- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
         }
-        print!("{}", report::markdown(&outcome.rows));
-        for note in report::notes(&outcome.rows) {
+        print!("{}", fanout::report::markdown(&outcome.rows));
+        for note in fanout::report::notes(&outcome.rows) {
             println!("\nnote: {note}");
         }
         for (s, why) in &outcome.skipped {
@@ -200,9 +200,7 @@ impl FanoutArgs {
         if let Some(why) = &outcome.syscalls_unavailable {
             println!("\nsystem calls not counted: {why}");
         }
-        self.output.write(
-            |path| report::write_json(&outcome.rows, path),
-            |path| ringbus_bench::plot::draw(&outcome.rows, path),
-        )
+        self.output
+            .write(|path| report::write_json(&outcome.rows, path), |path| fanout::plot::draw(&outcome.rows, path))
     }
 }

@@ -16,21 +16,30 @@
 //!
 //! With `repeat` > 1 the whole list of scenarios runs again, pass after pass, every other
 //! pass backwards (see [`Bench::plan`] below); each scenario's passes are summed up by
-//! `stats::combine`, and its ratios paired within a pass (`stats::fill_ratios`).
+//! `row::combine`, and its ratios paired within a pass (`row::fill_ratios`).
+
+pub mod plot;
+pub mod report;
+mod results;
+mod row;
+pub(crate) mod subscriber;
+
+pub use row::Row;
 
 use crate::config::{FanoutConfig, Scenario};
 use crate::driver::{self, Bench, Passes, Progress};
 use crate::interrupt;
 use crate::launch::{Launch, Workers};
-use crate::results::ResultsFile;
 use crate::rundir::SHM;
-use crate::stats::{self, PublishSamples, Row};
 use crate::transports::{self, Fanout};
-use crate::worker_main::{WorkerJob, WorkerSpec};
+use crate::worker_main::WorkerJob;
 use anyhow::Result;
+use results::ResultsFile;
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
+use row::PublishSamples;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use subscriber::SubscriberSpec;
 
 /// How long subscribers get to start and settle.
 const READY_LIMIT: Duration = Duration::from_secs(30);
@@ -109,11 +118,11 @@ impl Bench for FanoutBench<'_> {
     }
 
     fn rows(&self, measured: &Passes<Scenario, Row>) -> Vec<Row> {
-        measured.rows(|_, passes| stats::combine(passes))
+        measured.rows(|_, passes| row::combine(passes))
     }
 
     fn ratios(&self, measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
-        stats::fill_ratios(measured, rows);
+        row::fill_ratios(measured, rows);
     }
 }
 
@@ -131,14 +140,14 @@ fn run_scenario(
     if handoffs.is_empty() {
         // The idle floor: only the paced publishing loop, nobody to receive.
         let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;
-        return Ok(stats::row(s, config.rate_hz, warmup, all, &samples, None));
+        return Ok(row::row(s, config.rate_hz, warmup, all, &samples, None));
     }
     let results_path = dir.join("results");
     let results = ResultsFile::create(&results_path, s.subs as usize, all)?;
     let mut launches = Vec::with_capacity(handoffs.len());
     let mut child_ends = Vec::new();
     for (i, h) in handoffs.into_iter().enumerate() {
-        let spec = WorkerSpec {
+        let spec = SubscriberSpec {
             index: i as u32,
             subs: s.subs,
             topics: s.topics,
@@ -162,7 +171,7 @@ fn run_scenario(
     let hint = "they had not received the last message; some messages were lost, \
                 or the machine is overloaded (try a lower --rate)";
     workers.wait_exit(EXIT_LIMIT, hint)?;
-    Ok(stats::row(s, config.rate_hz, warmup, all, &samples, Some(&results)))
+    Ok(row::row(s, config.rate_hz, warmup, all, &samples, Some(&results)))
 }
 
 /// The paced publishing loop; only `publish` sits between t0 and t1.
