@@ -99,6 +99,24 @@ impl OutputArgs {
     }
 }
 
+/// `v` without repeats, in its order (a list option given twice the same value runs once).
+pub fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for &x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// How a bench starts its worker processes: this executable, `bench-worker SPEC`; `what`
+/// names them in the error if this executable cannot be found.
+pub fn worker_launcher(what: &str) -> anyhow::Result<ringbus_bench::WorkerLauncher> {
+    let program = std::env::current_exe().with_context(|| format!("cannot find this executable to start {what}"))?;
+    Ok(ringbus_bench::WorkerLauncher { program, args: vec!["bench-worker".into()] })
+}
+
 /// CPUs this process may run on (what `--cpus` may name).
 pub fn machine_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -1,10 +1,10 @@
 //! `ringbus bench fanout`: one publisher, N subscriber processes, every transport through
 //! the same harness; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use super::bench::OutputArgs;
-use anyhow::{bail, Context, Result};
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
 use ringbus_bench::config::{self, parse_size, parse_subs, Transport};
-use ringbus_bench::{fanout, report, FanoutConfig, WorkerLauncher};
+use ringbus_bench::{fanout, report, FanoutConfig};
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -147,15 +147,8 @@ impl FanoutArgs {
         }
         let quick_filter = self.output.quick && !transports_given;
         let keep = |t: Transport, bytes: u64| !quick_filter || bytes <= QUICK_LARGE_BYTES || QUICK_LARGE.contains(&t);
-        let mut transports = Vec::new();
-        for &t in &self.transports {
-            if !transports.contains(&t) {
-                transports.push(t);
-            }
-        }
-        let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
-        let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
-        let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
+        let scenarios = config::plan(&dedup(&self.transports), &self.subs, self.topics, &self.size, keep);
+        let worker = worker_launcher("subscriber processes")?;
         let repeat = self.repeat.unwrap_or(if self.output.quick { QUICK_REPEAT } else { 1 });
         Ok(FanoutConfig {
             scenarios,

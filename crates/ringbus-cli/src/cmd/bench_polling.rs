@@ -2,11 +2,10 @@
 //! a timer that takes what it needs, in the same run; a markdown table on stdout,
 //! optionally JSON and an SVG plot.
 
-use super::bench::{run_parent, OutputArgs};
-use anyhow::{Context, Result};
+use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
+use anyhow::Result;
 use ringbus_bench::config::{format_size, parse_size};
 use ringbus_bench::polling::{self, plot, report, PollingConfig, Scenario, MAX_PAYLOAD_BYTES, MIN_PAYLOAD_BYTES};
-use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
 Seed 002's figure-1 node: it receives topics and processes them in a 10 Hz timer that
@@ -117,21 +116,14 @@ pub struct PollingArgs {
 
 impl PollingArgs {
     fn config(&self) -> Result<PollingConfig> {
-        let mut scenarios = Vec::new();
-        for &s in &self.scenario {
-            if !scenarios.contains(&s) {
-                scenarios.push(s);
-            }
-        }
         let seconds = self.duration.unwrap_or(if self.output.quick { QUICK_DURATION_S } else { DURATION_S });
-        let program = std::env::current_exe().context("cannot find this executable to start the subscriber")?;
         Ok(PollingConfig {
-            scenarios,
+            scenarios: dedup(&self.scenario),
             payload_bytes: self.size,
             duration_ns: (seconds * 1e9) as u64,
             repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             dir: run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the subscriber")?,
         })
     }
 

@@ -2,11 +2,10 @@
 //! with the consumer position cached and uncached, with rtrb and ArrayQueue as anchors, in
 //! the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use super::bench::{run_parent, OutputArgs};
+use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
 use super::output::Failure;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ringbus_bench::queue::{self, plot, report, service, QueueConfig, Variant, COMMAND_BYTES, POP_BATCH};
-use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
 Seed 001's command ring: what pushing one fixed-size command (a 32-byte #[repr(C)] struct)
@@ -163,34 +162,21 @@ pub struct QueueArgs {
 
 impl QueueArgs {
     fn config(&self) -> Result<QueueConfig> {
-        let mut variants = Vec::new();
-        for &v in &self.variants {
-            if !variants.contains(&v) {
-                variants.push(v);
-            }
-        }
-        let mut batches = Vec::new();
-        for &b in &self.batch {
-            if b > self.capacity {
-                let why = format!("--batch {b}: larger than the ring (--capacity {}); use 1 to {0}", self.capacity);
-                return Err(Failure::Usage(why).into());
-            }
-            if !batches.contains(&b) {
-                batches.push(b);
-            }
+        if let Some(b) = self.batch.iter().find(|&&b| b > self.capacity) {
+            let why = format!("--batch {b}: larger than the ring (--capacity {}); use 1 to {0}", self.capacity);
+            return Err(Failure::Usage(why).into());
         }
         let commands = self.commands.unwrap_or(if self.output.quick { QUICK_COMMANDS } else { COMMANDS });
-        let program = std::env::current_exe().context("cannot find this executable to start the consumer process")?;
         Ok(QueueConfig {
-            variants,
-            batches,
+            variants: dedup(&self.variants),
+            batches: dedup(&self.batch),
             capacity: self.capacity,
             commands,
             warmup: (commands / WARMUP_DIVISOR).min(MAX_WARMUP),
             repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             cpus: self.cpus,
             dir: run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the consumer process")?,
         })
     }
 

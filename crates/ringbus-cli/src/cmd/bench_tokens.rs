@@ -2,10 +2,9 @@
 //! pipe and through a ringbus Semaphore, in the same run; a markdown table on stdout,
 //! optionally JSON and an SVG plot.
 
-use super::bench::OutputArgs;
-use anyhow::{bail, Context, Result};
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
 use ringbus_bench::tokens::{self, report, Mechanism, TokensConfig, MAX_TOKENS, MAX_WORKERS};
-use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
 The build-tool case: P worker processes (this binary re-executed) share T job tokens and
@@ -114,7 +113,6 @@ impl TokensArgs {
         if !(1..=100_000_000).contains(&jobs) {
             bail!("--jobs {jobs}: must be 1 to 100000000");
         }
-        let program = std::env::current_exe().context("cannot find this executable to start worker processes")?;
         Ok(TokensConfig {
             workers,
             mechanisms: dedup(&self.mechanisms),
@@ -123,7 +121,7 @@ impl TokensArgs {
             job_us: self.job_us,
             repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             dir: super::bench::run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("worker processes")?,
         })
     }
 
@@ -147,15 +145,4 @@ impl TokensArgs {
         }
         self.output.write(|path| ringbus_bench::report::write_json(&rows, path), |path| tokens::plot::draw(&rows, path))
     }
-}
-
-/// `v` without repeats, in its order.
-fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
-    let mut out = Vec::new();
-    for &x in v {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
 }

@@ -1,10 +1,9 @@
 //! `ringbus bench wake`: wake latency and waiter CPU per wake for every WaitSet backend
 //! in the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use super::bench::OutputArgs;
-use anyhow::{bail, Context, Result};
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
 use ringbus_bench::wake::{self, plot, report, WakeBackend, WakeConfig, MAX_COUNT};
-use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
 What multiplexing costs: how long a wake takes to reach a process asleep in a ringbus
@@ -107,21 +106,14 @@ impl WakeArgs {
         if self.warmup > 100_000 {
             bail!("--warmup {}: must be at most 100000", self.warmup);
         }
-        let mut backends = Vec::new();
-        for &b in &self.backends {
-            if !backends.contains(&b) {
-                backends.push(b);
-            }
-        }
-        let program = std::env::current_exe().context("cannot find this executable to start the waiter process")?;
         Ok(WakeConfig {
-            backends,
+            backends: dedup(&self.backends),
             count,
             warmup: self.warmup,
             rate_hz: self.rate,
             cpus: self.cpus,
             dir: super::bench::run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the waiter process")?,
         })
     }
 
