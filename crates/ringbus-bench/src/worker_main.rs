@@ -30,8 +30,23 @@ pub(crate) enum WorkerJob {
     QueueServer(crate::queue::service::ServerSpec),
 }
 
+/// What the bench hands a worker process: its job, and the bench's pid, for the worker to
+/// die with it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Spec {
+    parent_pid: u32,
+    job: WorkerJob,
+}
+
+impl WorkerJob {
+    /// The argument that starts a worker process on this job, watched by this process.
+    pub(crate) fn into_arg(self) -> Result<String> {
+        Ok(serde_json::to_string(&Spec { parent_pid: std::process::id(), job: self })?)
+    }
+}
+
 /// Asks the kernel to SIGKILL us when the bench goes; fails if it already went.
-pub(crate) fn die_with_parent(parent_pid: u32) -> Result<()> {
+fn die_with_parent(parent_pid: u32) -> Result<()> {
     // SAFETY: PR_SET_PDEATHSIG takes a signal number and no pointers.
     let r = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
     transports::check(r.into(), || "prctl(PR_SET_PDEATHSIG)".into())?;
@@ -58,9 +73,10 @@ pub(crate) fn read_result<T: serde::de::DeserializeOwned>(path: &std::path::Path
 
 /// Runs one worker process from the JSON `spec` the bench passed on its command line.
 pub fn run(spec: &str) -> Result<()> {
-    let job: WorkerJob = serde_json::from_str(spec)
+    let spec: Spec = serde_json::from_str(spec)
         .context("bench-worker is started by `ringbus bench`, not by hand: its argument is not a valid spec")?;
-    match job {
+    die_with_parent(spec.parent_pid)?;
+    match spec.job {
         WorkerJob::Fanout(spec) => crate::fanout::subscriber::run(&spec),
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),

@@ -155,11 +155,9 @@ fn run_scenario(
             transport: s.transport,
             messages,
             results: results_path.clone(),
-            parent_pid: std::process::id(),
             endpoint: h.endpoint,
         };
-        let arg = serde_json::to_string(&WorkerJob::Fanout(spec))?;
-        launches.push(Launch { arg, inherit: h.inherit.into_iter().collect() });
+        launches.push(Launch::new(WorkerJob::Fanout(spec), h.inherit.into_iter().collect())?);
         child_ends.extend(h.child_end);
     }
     let mut workers = Workers::spawn(&config.worker, "subscriber", launches)?;

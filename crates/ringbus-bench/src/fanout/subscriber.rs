@@ -20,7 +20,6 @@ pub(crate) struct SubscriberSpec {
     /// Messages per topic, warm-up included.
     pub messages: u64,
     pub results: PathBuf,
-    pub parent_pid: u32,
     pub endpoint: Endpoint,
 }
 
@@ -32,7 +31,6 @@ impl SubscriberSpec {
 
 /// Runs one subscriber.
 pub(crate) fn run(spec: &SubscriberSpec) -> Result<()> {
-    crate::worker_main::die_with_parent(spec.parent_pid)?;
     let messages = usize::try_from(spec.messages)?;
     let results = ResultsFile::open(&spec.results, spec.subs as usize, messages)?;
     let mut receiver = transports::receiver(&spec.scenario(), spec.index, &spec.endpoint)

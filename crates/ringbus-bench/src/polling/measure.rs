@@ -52,9 +52,8 @@ pub(crate) fn measure(run: &Point, config: &PollingConfig, dir: &Path) -> Result
         duration_ns: config.duration_ns,
         root: dir.to_path_buf(),
         result: result_path.clone(),
-        parent_pid: std::process::id(),
     };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::Polling(spec))?, inherit: vec![] };
+    let launch = Launch::new(WorkerJob::Polling(spec), vec![])?;
     let mut workers = Workers::spawn(&config.worker, "subscriber", vec![launch])?;
     let hint = "the machine may be overloaded";
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, READY_LIMIT, hint)?;

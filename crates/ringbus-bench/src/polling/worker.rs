@@ -34,7 +34,6 @@ pub(crate) struct PollingWorkerSpec {
     pub root: PathBuf,
     /// Where to write the [`WorkerResult`].
     pub result: PathBuf,
-    pub parent_pid: u32,
 }
 
 /// What the subscriber measured over its window.
@@ -93,7 +92,6 @@ fn tick(inputs: &[Input], output: &mut Publisher) -> Result<()> {
 
 /// Runs the subscriber.
 pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
-    crate::worker_main::die_with_parent(spec.parent_pid)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let node = Node::with_root("polling-node", &spec.root).context("cannot create the node")?;
     let ready = Latch::open(&root, READY_LATCH).context("cannot open the ready latch")?;

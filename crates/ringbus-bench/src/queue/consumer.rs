@@ -24,12 +24,10 @@ pub(crate) struct ConsumerSpec {
     pub cpu: u32,
     /// Where to write the [`Checker`](super::command::Checker).
     pub result: PathBuf,
-    pub parent_pid: u32,
 }
 
 /// Runs the consumer process.
 pub(crate) fn run(spec: &ConsumerSpec) -> Result<()> {
-    crate::worker_main::die_with_parent(spec.parent_pid)?;
     pin_this_thread(spec.cpu)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let node = Node::with_root("queue-consumer", &spec.root).context("cannot create the consumer's node")?;

@@ -104,9 +104,8 @@ fn cross_process(run: &Point, config: &QueueConfig, dir: &Path) -> Result<(Pushe
         total: config.warmup + config.commands,
         cpu: consumer_cpu,
         result: result.clone(),
-        parent_pid: std::process::id(),
     };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::QueueConsumer(spec))?, inherit: vec![] };
+    let launch = Launch::new(WorkerJob::QueueConsumer(spec), vec![])?;
     let mut workers = Workers::spawn(&config.worker, "consumer", vec![launch])?;
     let hint = "the machine may be overloaded";
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, READY_LIMIT, hint)?;

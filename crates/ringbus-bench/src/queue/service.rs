@@ -37,12 +37,10 @@ pub struct ServiceRow {
 pub(crate) struct ServerSpec {
     pub root: PathBuf,
     pub cpu: u32,
-    pub parent_pid: u32,
 }
 
 /// The server process: answers until the bench kills it.
 pub(crate) fn serve(spec: &ServerSpec) -> Result<()> {
-    crate::worker_main::die_with_parent(spec.parent_pid)?;
     pin_this_thread(spec.cpu)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let node = Node::with_root("queue-server", &spec.root).context("cannot create the server's node")?;
@@ -67,8 +65,8 @@ fn measure(dir: &Path, config: &QueueConfig, warmup: u64, calls: u64) -> Result<
     let (launcher, cpus) = (&config.worker, config.cpus);
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let ready = Latch::open(&root, READY_LATCH)?;
-    let spec = ServerSpec { root: dir.to_path_buf(), cpu: cpus.1, parent_pid: std::process::id() };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::QueueServer(spec))?, inherit: vec![] };
+    let spec = ServerSpec { root: dir.to_path_buf(), cpu: cpus.1 };
+    let launch = Launch::new(WorkerJob::QueueServer(spec), vec![])?;
     let mut workers = Workers::spawn(launcher, "server", vec![launch])?;
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, Duration::from_secs(60), "try again")?;
     // A thread of its own, pinned, so the bench's main thread keeps its CPUs.

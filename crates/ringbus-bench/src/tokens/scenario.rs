@@ -91,10 +91,9 @@ pub(crate) fn measure(run: &Point, config: &TokensConfig, dir: &Path) -> Result<
             job_ns: config.job_us * 1000,
             root: dir.to_path_buf(),
             board: board_path.clone(),
-            parent_pid: std::process::id(),
             tokens: endpoint.clone(),
         };
-        launches.push(Launch { arg: serde_json::to_string(&WorkerJob::Tokens(spec))?, inherit: inherit.clone() });
+        launches.push(Launch::new(WorkerJob::Tokens(spec), inherit.clone())?);
     }
     let mut workers = Workers::spawn(&config.worker, "worker", launches)?;
     let n = u64::from(run.workers);

@@ -71,9 +71,8 @@ pub(crate) fn measure(
             warmup: config.warmup,
             count: config.count,
             cpu: config.cpus.map(|(_, waiter)| waiter),
-            parent_pid: std::process::id(),
         };
-        launches.push(Launch { arg: serde_json::to_string(&WorkerJob::Wake(spec))?, inherit: Vec::new() });
+        launches.push(Launch::new(WorkerJob::Wake(spec), Vec::new())?);
         lanes.push(Lane { backend, board, pid: 0, not_asleep: 0 });
     }
     let mut workers = Workers::spawn(&config.worker, "waiter", launches)?;
