@@ -1,5 +1,5 @@
 //! The main of a worker process (the bench's own binary re-executed; the bench side that
-//! starts and watches these processes is [`crate::launch`]). The bench tells it what to do
+//! starts and watches these processes is `launch.rs`). The bench tells it what to do
 //! in one JSON argument, a `WorkerJob`: a fan-out subscriber records each message's
 //! end-to-end latency into the shared results file and exits after the last message; a
 //! token worker runs jobs (the `tokens::worker` module); the polling bench's subscriber runs

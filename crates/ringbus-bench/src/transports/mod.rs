@@ -7,6 +7,7 @@ mod futex;
 mod idle;
 mod mq;
 mod ringbus;
+mod slot_ring;
 mod uds;
 
 use crate::config::{Scenario, Transport};
