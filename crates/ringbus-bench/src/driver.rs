@@ -149,10 +149,7 @@ impl<P: Copy + PartialEq, M> Passes<P, M> {
 /// Every group with every variant, groups in order; the variants' order reversed on odd
 /// passes so that no variant always goes first.
 pub fn alternating<G: Copy, V: Copy, P>(pass: u32, groups: &[G], variants: &[V], point: impl Fn(G, V) -> P) -> Vec<P> {
-    let mut order = variants.to_vec();
-    if pass % 2 == 1 {
-        order.reverse();
-    }
+    let order = backwards_on_odd(pass, variants);
     groups.iter().flat_map(|&g| order.iter().map(move |&v| (g, v))).map(|(g, v)| point(g, v)).collect()
 }
 
@@ -180,6 +177,7 @@ pub fn run<B: Bench>(bench: &mut B, progress: &mut dyn Progress) -> Result<Outco
         if skipped.iter().any(|(s, _)| *s == point) {
             continue;
         }
+        // A bench of runs says which pass; one of ticks, which run of how many.
         let what = match ticks {
             0 => format!("{point} (run {})", pass + 1),
             _ => point.to_string(),
