@@ -26,7 +26,7 @@ mod feeder;
 mod measure;
 pub mod plot;
 pub mod report;
-mod rows;
+
 mod schedule;
 pub(crate) mod worker;
 
@@ -38,7 +38,7 @@ use measure::Measurement;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use rows::PollingRow;
+pub use report::PollingRow;
 
 /// Names of the latches under each run's root: the subscriber sets `ready` once its
 /// executor is built; the bench sets `start` to open the measured window.
@@ -160,11 +160,11 @@ impl Bench for PollingConfig {
     }
 
     fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<PollingRow> {
-        measured.rows(|point, runs| rows::row(self, point, runs))
+        measured.rows(|point, runs| report::row(self, point, runs))
     }
 
     fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
-        rows::fill_ratios(rows);
+        report::fill_ratios(rows);
     }
 }
 

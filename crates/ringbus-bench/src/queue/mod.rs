@@ -37,7 +37,7 @@ mod endpoints;
 mod measure;
 pub mod plot;
 pub mod report;
-mod rows;
+
 pub mod service;
 
 use crate::config::WorkerLauncher;
@@ -49,7 +49,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 pub use drive::POP_BATCH;
-pub use rows::QueueRow;
+pub use report::QueueRow;
 
 /// Bytes of the command pushed (a `#[repr(C)]` struct of four `u64`s).
 pub const COMMAND_BYTES: usize = std::mem::size_of::<command::Command>();
@@ -185,11 +185,11 @@ impl Bench for QueueConfig {
     }
 
     fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<QueueRow> {
-        measured.rows(|point, runs| rows::row(self, point, runs))
+        measured.rows(|point, runs| report::row(self, point, runs))
     }
 
     fn ratios(&self, measured: &Passes<Point, Measurement>, rows: &mut [QueueRow]) {
-        rows::fill_ratios(measured, rows);
+        report::fill_ratios(measured, rows);
     }
 }
 

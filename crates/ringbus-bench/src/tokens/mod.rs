@@ -21,7 +21,7 @@ mod board;
 pub(crate) mod jobserver;
 pub mod plot;
 pub mod report;
-mod rows;
+
 mod scenario;
 pub(crate) mod worker;
 
@@ -33,7 +33,7 @@ use scenario::Measurement;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use rows::TokensRow;
+pub use report::TokensRow;
 
 /// Names of the latches under each run's root.
 pub(crate) const START_LATCH: &str = "bench/start";
@@ -112,11 +112,11 @@ impl Bench for TokensConfig {
     }
 
     fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<TokensRow> {
-        measured.rows(|point, runs| rows::row(self, point, runs))
+        measured.rows(|point, runs| report::row(self, point, runs))
     }
 
     fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [TokensRow]) {
-        rows::fill_ratios(rows);
+        report::fill_ratios(rows);
     }
 }
 
