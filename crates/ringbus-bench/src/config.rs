@@ -1,10 +1,9 @@
 //! What a fan-out run measures: transports, subscriber counts, payload sizes, pacing; and
 //! the parsers the command line uses for them.
 
-use serde::{Deserialize, Serialize};
+use crate::named::named;
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 /// Every payload starts with this header: `{t0_ns: u64, seq: u64}`, little-endian.
 pub const HEADER_BYTES: u64 = 16;
@@ -13,70 +12,30 @@ pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 /// Most subscriber processes one scenario may start.
 pub const MAX_SUBS: u32 = 1024;
 
-/// How the publisher gets a message to its subscribers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Transport {
-    /// ringbus, subscribers asleep in `receive()` (woken by one futex call per publish).
-    Ringbus,
-    /// ringbus, subscribers `Wake::Never` polling `take()` every 1 ms (never woken).
-    RingbusPolling,
-    /// Shared-memory ring of 64 slots plus one `write()` per subscriber eventfd.
-    Eventfd,
-    /// The same ring plus ringbus's wake protocol alone (one futex word per topic, a
-    /// sleepers count, the relay token): the floor of ringbus's design here.
-    Futex,
-    /// Shared-memory ring of 64 slots plus one `mq_send()` per subscriber queue.
-    Mq,
-    /// One `AF_UNIX` datagram (a full copy of the payload) per subscriber.
-    Uds,
-    /// No transport and no subscriber: each tick writes one cache line of a private buffer
-    /// and nothing else — the least any publish can cost after the same idle here.
-    IdleFloor,
-}
-
-impl Transport {
-    pub const ALL: [Transport; 7] = [
-        Transport::Ringbus,
-        Transport::RingbusPolling,
-        Transport::Eventfd,
-        Transport::Futex,
-        Transport::Mq,
-        Transport::Uds,
-        Transport::IdleFloor,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Transport::Ringbus => "ringbus",
-            Transport::RingbusPolling => "ringbus-polling",
-            Transport::Eventfd => "eventfd",
-            Transport::Futex => "futex",
-            Transport::Mq => "mq",
-            Transport::Uds => "uds",
-            Transport::IdleFloor => "idle-floor",
-        }
-    }
-}
-
-impl fmt::Display for Transport {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Transport {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Transport, String> {
-        Transport::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Transport::ALL.iter().map(|t| t.name()).collect();
-            format!("unknown transport {s:?}; choose from {}", names.join(", "))
-        })
+named! {
+    /// How the publisher gets a message to its subscribers.
+    pub enum Transport("transport") {
+        /// ringbus, subscribers asleep in `receive()` (woken by one futex call per publish).
+        Ringbus = "ringbus",
+        /// ringbus, subscribers `Wake::Never` polling `take()` every 1 ms (never woken).
+        RingbusPolling = "ringbus-polling",
+        /// Shared-memory ring of 64 slots plus one `write()` per subscriber eventfd.
+        Eventfd = "eventfd",
+        /// The same ring plus ringbus's wake protocol alone (one futex word per topic, a
+        /// sleepers count, the relay token): the floor of ringbus's design here.
+        Futex = "futex",
+        /// Shared-memory ring of 64 slots plus one `mq_send()` per subscriber queue.
+        Mq = "mq",
+        /// One `AF_UNIX` datagram (a full copy of the payload) per subscriber.
+        Uds = "uds",
+        /// No transport and no subscriber: each tick writes one cache line of a private buffer
+        /// and nothing else — the least any publish can cost after the same idle here.
+        IdleFloor = "idle-floor",
     }
 }
 
 /// How to start a subscriber process: `program args... <spec>`; the program must hand
-/// the spec to [`crate::worker::run`].
+/// the spec to [`crate::worker_main::run`].
 #[derive(Debug, Clone)]
 pub struct WorkerLauncher {
     pub program: PathBuf,

@@ -19,7 +19,7 @@
 //! [`wake`] measures what multiplexing costs: wake latency p50/p99 and waiter CPU per
 //! wake for each [`ringbus::WaitSet`] backend, in the same run.
 //!
-//! [`cmdring`] is seed 001's command ring: ns per pushed command through a bounded SPSC
+//! [`queue`] is seed 001's command queue: ns per pushed command through a bounded SPSC
 //! queue with the producer's copy of the consumer position cached and uncached (consumer
 //! in another process, on another CPU), with rtrb and crossbeam's `ArrayQueue` as
 //! in-process anchors, for batches of 1, 8 and 64.
@@ -28,35 +28,39 @@
 //! `ringbus-route`'s lock-free link table against the same list behind a mutex, 1 and 2
 //! forwarding threads, with and without link churn; and frames/s through UDP loopback.
 //!
+//! Each is a [`driver::Bench`] — the points of a pass, one run of a point, rows from every
+//! run — and [`driver::run`] runs them all the same way: passes with the compared variants
+//! alternating, each run in a fresh directory, ratios paired within a pass where a bench
+//! pairs them; [`report`] writes every table and JSON array.
+//!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
-//! which must hand its argument to [`worker::run`].
+//! which must hand its argument to [`worker_main::run`].
 //!
 //! Unsafe code is confined to system calls (the baselines', the jobserver pipe's,
 //! `getrusage`) and the shared-file mapping; each block names its invariant.
 
-pub mod cmdring;
 pub mod config;
+pub mod driver;
 pub mod fanout;
 pub mod interrupt;
-pub mod plot;
 pub mod polling;
+pub mod queue;
 pub mod report;
 pub mod route;
-pub mod stats;
 pub mod tokens;
 pub mod wake;
-pub mod worker;
+pub mod worker_main;
 
-mod results;
-mod ring;
+mod launch;
+mod named;
+mod plot;
 mod rundir;
-pub mod runs;
 mod shm;
+mod stats;
 mod transports;
 mod usage;
-mod workers;
 
 pub use config::{FanoutConfig, Scenario, Transport, WorkerLauncher};
-pub use fanout::{Outcome, Progress};
-pub use stats::Row;
-pub use transports::Skip;
+pub use driver::{Progress, Skip};
+pub use fanout::Outcome;
+pub use fanout::Row;

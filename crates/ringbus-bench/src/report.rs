@@ -1,8 +1,9 @@
-//! Presenting results: the machine they were measured on, a markdown table, and JSON.
+//! Presenting results, the same way for every bench: the machine they were measured on,
+//! the command line, markdown tables ([`Table`]), figures and ratios as text, and JSON.
 
-use crate::config::format_size;
-use crate::stats::Row;
 use anyhow::{Context, Result};
+use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -50,6 +51,61 @@ pub fn command_line() -> String {
     std::env::args().map(quote).collect::<Vec<_>>().join(" ")
 }
 
+/// A markdown table, column by column: a header, an alignment, and how a row fills its cell.
+pub struct Table<'a, R> {
+    columns: Vec<Column<'a, R>>,
+}
+
+struct Column<'a, R> {
+    header: Cow<'a, str>,
+    /// `---` (text, left) or `--:` (figures, right).
+    rule: &'static str,
+    cell: Box<dyn Fn(&R) -> String + 'a>,
+}
+
+impl<'a, R> Default for Table<'a, R> {
+    fn default() -> Self {
+        Table { columns: Vec::new() }
+    }
+}
+
+impl<'a, R> Table<'a, R> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A left-aligned column: names, words.
+    pub fn text(self, header: impl Into<Cow<'a, str>>, cell: impl Fn(&R) -> String + 'a) -> Self {
+        self.column(header.into(), "---", Box::new(cell))
+    }
+
+    /// A right-aligned column: figures.
+    pub fn number(self, header: impl Into<Cow<'a, str>>, cell: impl Fn(&R) -> String + 'a) -> Self {
+        self.column(header.into(), "--:", Box::new(cell))
+    }
+
+    fn column(mut self, header: Cow<'a, str>, rule: &'static str, cell: Box<dyn Fn(&R) -> String + 'a>) -> Self {
+        self.columns.push(Column { header, rule, cell });
+        self
+    }
+
+    /// The header, its rule, then one line per row.
+    pub fn markdown<'r>(&self, rows: impl IntoIterator<Item = &'r R>) -> String
+    where
+        R: 'r,
+    {
+        let line = |cells: Vec<Cow<'_, str>>| format!("| {} |\n", cells.join(" | "));
+        let mut out = line(self.columns.iter().map(|c| c.header.clone()).collect());
+        let rules: Vec<&str> = self.columns.iter().map(|c| c.rule).collect();
+        let _ = writeln!(out, "|{}|", rules.join("|"));
+        for r in rows {
+            out.push_str(&line(self.columns.iter().map(|c| Cow::Owned((c.cell)(r))).collect()));
+        }
+        out
+    }
+}
+
+/// A figure in as many digits as it needs: `1234`, `12.3`, `1.23`; NaN as `n/a`.
 pub(crate) fn num(v: f64) -> String {
     match v {
         v if v.is_nan() => "n/a".into(),
@@ -59,80 +115,13 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
-fn ratio(v: Option<f64>) -> String {
-    v.filter(|v| v.is_finite()).map_or_else(|| "".into(), |v| format!("{v:.2}×"))
+/// A ratio as `0.75×`; `absent` if there is none (or it is not finite).
+pub(crate) fn times(v: Option<f64>, absent: &str) -> String {
+    v.filter(|v| v.is_finite()).map_or_else(|| absent.into(), |v| format!("{v:.2}×"))
 }
 
-/// The results as a markdown table, one row per (transport, subs, topics, payload). With
-/// several topics per tick, two more columns: e2e from the tick's start, and its ratio;
-/// with the futex baseline, one more: ringbus's e2e over its.
-pub fn markdown(rows: &[Row]) -> String {
-    let ticks = rows.iter().any(|r| r.topics > 1);
-    let futex = rows.iter().any(|r| r.e2e_p50_vs_futex.is_some());
-    let mut out = String::new();
-    out.push_str(
-        "| transport | subs | topics | payload | msgs | publish p50 µs | publish p99 µs | e2e p50 µs | e2e p99 µs \
-         | last e2e p50 µs | last e2e p99 µs | syscalls/publish | syscalls max | lost \
-         | publish p50 / eventfd | e2e p50 / eventfd | publish p50 / idle floor |",
-    );
-    out.push_str(if ticks { " tick e2e p50 µs | tick e2e p50 / eventfd |" } else { "" });
-    out.push_str(if futex { " e2e p50 / futex |\n" } else { "\n" });
-    out.push_str("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-    out.push_str(if ticks { "--:|--:|" } else { "" });
-    out.push_str(if futex { "--:|\n" } else { "\n" });
-    for r in rows {
-        let _ = write!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.transport,
-            r.subs,
-            r.topics,
-            format_size(r.payload_bytes),
-            r.messages,
-            num(r.publish_p50_us),
-            num(r.publish_p99_us),
-            num(r.e2e_p50_us),
-            num(r.e2e_p99_us),
-            num(r.last_e2e_p50_us),
-            num(r.last_e2e_p99_us),
-            r.syscalls_per_publish.map_or_else(|| "n/a".into(), |v| format!("{v:.2}")),
-            r.syscalls_max.map_or_else(|| "n/a".into(), |v| v.to_string()),
-            r.lost,
-            ratio(r.publish_p50_vs_eventfd),
-            ratio(r.e2e_p50_vs_eventfd),
-            ratio(r.publish_p50_vs_idle_floor),
-        );
-        if ticks {
-            let _ = write!(out, " {} | {} |", num(r.tick_e2e_p50_us), ratio(r.tick_e2e_p50_vs_eventfd));
-        }
-        if futex {
-            let _ = write!(out, " {} |", ratio(r.e2e_p50_vs_futex));
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// Remarks a reader of the table needs: rows whose precondition (every subscriber asleep
-/// when a message is published) did not always hold.
-pub fn notes(rows: &[Row]) -> Vec<String> {
-    rows.iter()
-        .filter_map(|r| {
-            let n = r.publishes_not_all_asleep.filter(|&n| n > 0)?;
-            Some(format!(
-                "{} subs={} payload={}: {n} of {} publishes found some subscribers still awake \
-                 (busy with the previous message); they were not woken, only polled on their way back",
-                r.transport,
-                r.subs,
-                format_size(r.payload_bytes),
-                r.messages * r.topics as u64
-            ))
-        })
-        .collect()
-}
-
-/// Writes the rows as a JSON array.
-pub fn write_json(rows: &[Row], path: &Path) -> Result<()> {
+/// Writes `rows` (an array) as pretty JSON to `path`.
+pub fn write_json(rows: &impl Serialize, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(rows)?;
     std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }

@@ -4,10 +4,10 @@
 
 use super::feeder::{Feeder, FeederStats};
 use super::worker::{PollingWorkerSpec, WorkerResult};
-use super::{PollingConfig, Run, Style, READY_LATCH, START_LATCH, TIMER_HZ};
+use super::{Point, PollingConfig, Style, READY_LATCH, START_LATCH, TIMER_HZ};
 use crate::interrupt;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::launch::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{bail, ensure, Context, Result};
 use ringbus::{Latch, Node, Root};
 use std::path::Path;
@@ -25,14 +25,13 @@ const MAX_SUBSCRIBERS: u32 = 2;
 
 /// What one run measured.
 #[derive(Debug, Clone)]
-pub(crate) struct Measurement {
-    pub run: Run,
-    pub result: WorkerResult,
-    pub feeder: FeederStats,
+pub struct Measurement {
+    pub(crate) result: WorkerResult,
+    pub(crate) feeder: FeederStats,
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller).
-pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Point, config: &PollingConfig, dir: &Path) -> Result<Measurement> {
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let node = Node::with_root("bench-feeder", dir).context("cannot create the bench's node")?;
     let topics = run.scenario.topics();
@@ -53,20 +52,19 @@ pub(crate) fn measure(run: &Run, config: &PollingConfig, dir: &Path) -> Result<M
         duration_ns: config.duration_ns,
         root: dir.to_path_buf(),
         result: result_path.clone(),
-        parent_pid: std::process::id(),
     };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::Polling(spec))?, inherit: vec![] };
+    let launch = Launch::new(WorkerJob::Polling(spec), vec![])?;
     let mut workers = Workers::spawn(&config.worker, "subscriber", vec![launch])?;
     let hint = "the machine may be overloaded";
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, READY_LIMIT, hint)?;
     start.set();
     wait_exit(&mut workers, config.duration_ns)?;
     let feeder = feeder.stop()?;
-    let result: WorkerResult = crate::worker::read_result(&result_path, "subscriber")?;
+    let result: WorkerResult = crate::worker_main::read_result(&result_path, "subscriber")?;
     check(run.style, &result)?;
     ready.unlink();
     start.unlink();
-    Ok(Measurement { run: *run, result, feeder })
+    Ok(Measurement { result, feeder })
 }
 
 /// Waits for the subscriber to exit after its window, failing if it failed, took far too

@@ -26,18 +26,19 @@ mod feeder;
 mod measure;
 pub mod plot;
 pub mod report;
-mod rows;
+
 mod schedule;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
+use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use measure::Measurement;
 use std::fmt;
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::path::{Path, PathBuf};
 
-pub use rows::PollingRow;
+pub use report::PollingRow;
 
 /// Names of the latches under each run's root: the subscriber sets `ready` once its
 /// executor is built; the bench sets `start` to open the measured window.
@@ -51,15 +52,14 @@ pub const TIMER_HZ: u64 = 10;
 pub const MIN_PAYLOAD_BYTES: u64 = 16;
 pub const MAX_PAYLOAD_BYTES: u64 = 64 << 10;
 
-/// Which node is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scenario {
-    /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
-    #[serde(rename = "figure-1")]
-    FigureOne,
-    /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
-    Scaled,
+named! {
+    /// Which node is measured.
+    pub enum Scenario("scenario") {
+        /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
+        FigureOne = "figure-1",
+        /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
+        Scaled = "scaled",
+    }
 }
 
 /// One input topic of a scenario.
@@ -71,15 +71,6 @@ pub struct TopicRate {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 2] = [Scenario::FigureOne, Scenario::Scaled];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scenario::FigureOne => "figure-1",
-            Scenario::Scaled => "scaled",
-        }
-    }
-
     /// The input topics and their rates.
     pub fn topics(self) -> Vec<TopicRate> {
         let topic = |name: String, rate_mhz: u64| TopicRate { name, rate_mhz };
@@ -97,54 +88,23 @@ impl Scenario {
     }
 }
 
-impl fmt::Display for Scenario {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+named! {
+    /// How the node takes its messages: the subscribers' wake mode.
+    pub enum Style("style") {
+        /// `Wake::OnData`: the executor wakes for every message and queues it for the timer.
+        Callback = "callback",
+        /// `Wake::Never`: the timer reads shared memory; nothing else wakes the thread.
+        Polling = "polling",
     }
-}
-
-impl FromStr for Scenario {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Scenario, String> {
-        Scenario::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown scenario {s:?}; choose from figure-1, scaled"))
-    }
-}
-
-/// How the node takes its messages: the subscribers' wake mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Style {
-    /// `Wake::OnData`: the executor wakes for every message and queues it for the timer.
-    Callback,
-    /// `Wake::Never`: the timer reads shared memory; nothing else wakes the thread.
-    Polling,
 }
 
 impl Style {
-    pub const ALL: [Style; 2] = [Style::Callback, Style::Polling];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Style::Callback => "callback",
-            Style::Polling => "polling",
-        }
-    }
-
     /// The subscribers' wake mode: the one line that differs between the styles.
     pub fn wake(self) -> ringbus::Wake {
         match self {
             Style::Callback => ringbus::Wake::OnData,
             Style::Polling => ringbus::Wake::Never,
         }
-    }
-}
-
-impl fmt::Display for Style {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -162,37 +122,55 @@ pub struct PollingConfig {
     pub worker: WorkerLauncher,
 }
 
-/// One (scenario, style) run of a repetition.
+/// A point of the sweep: one node style in one scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Point {
     pub scenario: Scenario,
     pub style: Style,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} (run {})", self.scenario, self.style, self.repetition + 1)
+        write!(f, "{} {}", self.scenario, self.style)
     }
 }
 
-/// What the bench tells the user while it runs.
-pub use crate::runs::Progress;
+/// Every pass: the scenarios in the order given, the styles' order alternating between
+/// passes so neither always goes first; one row per point, the medians of its runs, with
+/// the polling ÷ callback ratios of those medians.
+impl Bench for PollingConfig {
+    type Point = Point;
+    type Measured = Measurement;
+    type Row = PollingRow;
 
-/// Every run, repetition-major; within a repetition the scenarios in the order given,
-/// and the styles' order alternates between repetitions so neither always goes first.
-pub fn plan(config: &PollingConfig) -> Vec<Run> {
-    crate::runs::alternating(config.repeat, &config.scenarios, &Style::ALL)
-        .into_iter()
-        .map(|(repetition, scenario, style)| Run { scenario, style, repetition })
-        .collect()
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        driver::alternating(pass, &self.scenarios, &Style::ALL, |scenario, style| Point { scenario, style })
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.dir)
+    }
+
+    fn measure(&mut self, point: &Point, dir: &Path, _: &mut dyn Progress) -> Result<Measurement> {
+        measure::measure(point, self, dir)
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<PollingRow> {
+        measured.rows(|point, runs| report::row(self, point, runs))
+    }
+
+    fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
+        report::fill_ratios(rows);
+    }
 }
 
 /// Runs every run of `config` in turn; one row per (scenario, style), with ratios.
-pub fn run(config: &PollingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<PollingRow>> {
-    let measured =
-        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
-    Ok(rows::rows(config, &measured))
+pub fn run(config: &PollingConfig, progress: &mut dyn Progress) -> Result<Vec<PollingRow>> {
+    Ok(driver::run(&mut config.clone(), progress)?.rows)
 }
 
 #[cfg(test)]
@@ -225,7 +203,7 @@ mod tests {
             dir: PathBuf::from("/nonexistent"),
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
-        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.scenario, r.style)).collect();
+        let names: Vec<String> = (0..2).flat_map(|pass| config.plan(pass)).map(|p| p.to_string()).collect();
         assert_eq!(
             names,
             [

@@ -3,8 +3,9 @@
 //! log scale (the styles differ by orders of magnitude; each bar is labelled).
 
 use super::{PollingRow, Scenario, Style};
+use crate::plot::{bars, box_legend, canvas, fail, finish, log_range, Area, Bar, Group};
+use crate::report::num;
 use anyhow::{anyhow, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -27,25 +28,15 @@ fn color(s: Style) -> RGBColor {
     }
 }
 
-/// The legend, in a strip across the top.
-fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<()> {
-    for (k, style) in Style::ALL.into_iter().enumerate() {
-        let (x, y) = (90 + 120 * k as i32, 16);
-        area.draw(&Rectangle::new([(x, y), (x + 24, y + 12)], color(style).filled())).map_err(|e| anyhow!("{e}"))?;
-        area.draw(&Text::new(style.name(), (x + 30, y - 1), ("sans-serif", 16))).map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok(())
-}
-
 /// Draws `rows` into an SVG file at `path`.
 pub fn draw(rows: &[PollingRow], path: &Path) -> Result<()> {
     if rows.is_empty() {
         return Err(anyhow!("no results to plot"));
     }
-    let root = SVGBackend::new(path, (1200, LEGEND_PX + 480)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let root = canvas(path, (1200, LEGEND_PX + 480))?;
     let (top, grid) = root.split_vertically(LEGEND_PX);
-    legend(&top)?;
+    let legend = Style::ALL.into_iter().enumerate().map(|(k, s)| ((90 + 120 * k as i32, 16), s.name(), color(s)));
+    box_legend(&top, legend)?;
     let mut scenarios: Vec<Scenario> = rows.iter().map(|r| r.scenario).collect();
     scenarios.dedup();
     let (duration, repeat) = (rows[0].duration_s, rows[0].repeat);
@@ -53,39 +44,26 @@ pub fn draw(rows: &[PollingRow], path: &Path) -> Result<()> {
         let title = format!("{title} ({duration:.0} s windows, median of {repeat})");
         panel(&root, area, rows, &scenarios, &title, unit, metric)?;
     }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
-}
-
-/// A log axis from the power of ten at or below the smallest positive value to a little
-/// above the largest: the styles differ by orders of magnitude.
-fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let positive: Vec<f64> = values.filter(|v| v.is_finite() && *v > 0.0).collect();
-    if positive.is_empty() {
-        return (0.1, 1.0);
-    }
-    let lo = positive.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = positive.iter().copied().fold(0.0, f64::max);
-    let floor = 10f64.powf(lo.log10().floor());
-    (floor, (hi * 2.0).max(floor * 10.0))
+    finish(&root, path)
 }
 
 fn panel(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    root: &Area<'_>,
+    area: &Area<'_>,
     rows: &[PollingRow],
     scenarios: &[Scenario],
     title: &str,
     unit: &str,
     metric: Metric,
 ) -> Result<()> {
-    let (floor, top) = y_range(rows.iter().map(metric));
+    let (floor, top) = log_range(rows.iter().map(metric));
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 16))
         .margin(16)
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..scenarios.len() as f64, (floor..top).log_scale())
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -93,39 +71,23 @@ fn panel(
         .y_desc(format!("{unit} (log scale)"))
         .light_line_style(WHITE)
         .draw()
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
     let below = ("sans-serif", 16).into_font().into_text_style(area).pos(Pos::new(HPos::Center, VPos::Top));
     let above = ("sans-serif", 12).into_font().into_text_style(area).pos(Pos::new(HPos::Center, VPos::Bottom));
-    for (i, &scenario) in scenarios.iter().enumerate() {
+    let groups = scenarios.iter().enumerate().map(|(i, &scenario)| {
         let mid = i as f64 + 0.5;
-        for (x0, style) in [(mid - BAR, Style::Callback), (mid, Style::Polling)] {
-            let Some(v) = rows.iter().find(|r| (r.scenario, r.style) == (scenario, style)).map(metric) else {
-                continue;
-            };
-            if !(v.is_finite() && v > 0.0) {
-                continue;
-            }
-            let bar = Rectangle::new([(x0, floor), (x0 + BAR, v)], color(style).filled());
-            chart.draw_series([bar]).map_err(|e| anyhow!("{e}"))?;
-            let label = Text::new(crate::report::num(v), (x0 + BAR / 2.0, v), above.clone());
-            chart.draw_series([label]).map_err(|e| anyhow!("{e}"))?;
-        }
-        let (px, py) = chart.backend_coord(&(mid, floor));
-        // `backend_coord` is in backend pixels, which is `root`'s frame (it has no offset).
-        root.draw(&Text::new(scenario.name(), (px, py + 8), below.clone())).map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_log_axis_starts_at_a_power_of_ten_below_every_bar() {
-        assert_eq!(y_range([1.26, 6.48, 337.0, 2.2].into_iter()), (1.0, 674.0));
-        assert_eq!(y_range([10.0, 5451.0].into_iter()), (10.0, 10902.0));
-        assert_eq!(y_range([0.0, 0.5, f64::NAN].into_iter()), (0.1, 1.0), "at least a decade");
-        assert_eq!(y_range([0.0].into_iter()), (0.1, 1.0));
-    }
+        let value = |style| rows.iter().find(|r| (r.scenario, r.style) == (scenario, style)).map(metric);
+        let slots = [(mid - BAR, Style::Callback), (mid, Style::Polling)].into_iter();
+        let bars = slots
+            .filter_map(|(x0, style)| Some((x0, style, value(style)?)))
+            .filter(|(_, _, v)| v.is_finite() && *v > 0.0);
+        let bars = bars.map(|(x0, style, v)| Bar {
+            x: (x0, x0 + BAR),
+            top: v,
+            color: color(style),
+            label: Some((x0 + BAR / 2.0, num(v))),
+        });
+        Group { name: scenario.name().into(), mid, bars: bars.collect() }
+    });
+    bars(root, &mut chart, floor, groups.collect(), (&above, &below))
 }

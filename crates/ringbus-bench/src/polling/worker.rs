@@ -34,7 +34,6 @@ pub(crate) struct PollingWorkerSpec {
     pub root: PathBuf,
     /// Where to write the [`WorkerResult`].
     pub result: PathBuf,
-    pub parent_pid: u32,
 }
 
 /// What the subscriber measured over its window.
@@ -93,7 +92,6 @@ fn tick(inputs: &[Input], output: &mut Publisher) -> Result<()> {
 
 /// Runs the subscriber.
 pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let node = Node::with_root("polling-node", &spec.root).context("cannot create the node")?;
     let ready = Latch::open(&root, READY_LATCH).context("cannot open the ready latch")?;
@@ -126,7 +124,7 @@ pub(crate) fn run(spec: &PollingWorkerSpec) -> Result<()> {
         return Err(e.context("the node's timer failed"));
     }
     result.backend = backend;
-    crate::worker::write_result(&spec.result, &result)
+    crate::worker_main::write_result(&spec.result, &result)
 }
 
 /// Runs whatever queued up before the start (messages taken in the callback style, an

@@ -1,7 +1,7 @@
 //! One run of the table benchmark: forwarding threads routing frames through a router
 //! over one table, a churn thread adding and removing links meanwhile if asked.
 
-use super::{RouteConfig, Run, Table};
+use super::{Point, RouteConfig, Table};
 use mavlink::dialects::common::{MavMessage, COMMAND_LONG_DATA, HEARTBEAT_DATA};
 use ringbus_route::frame::{self, encode};
 use ringbus_route::link::{Filters, Link, Sink};
@@ -15,24 +15,23 @@ use std::time::Instant;
 /// Mean ns per frame over the forwarding threads, per metric.
 #[derive(Debug, Clone, Copy)]
 pub struct Measured {
-    pub run: Run,
-    pub decision_ns: f64,
-    pub forward_ns: f64,
-    pub churn_cycles: u64,
+    pub(crate) decision_ns: f64,
+    pub(crate) forward_ns: f64,
+    pub(crate) churn_cycles: u64,
 }
 
 fn link(name: &str) -> Arc<Link> {
     Arc::new(Link::new(name, name.into(), &Filters::default(), Sink::Discard))
 }
 
-pub fn measure(run: &Run, config: &RouteConfig) -> Measured {
+pub(crate) fn measure(run: &Point, config: &RouteConfig) -> Measured {
     match run.table {
         Table::LockFree => measure_on::<Links>(run, config),
         Table::Mutex => measure_on::<MutexLinks>(run, config),
     }
 }
 
-fn measure_on<T: LinkTable + Default + 'static>(run: &Run, config: &RouteConfig) -> Measured {
+fn measure_on<T: LinkTable + Default + 'static>(run: &Point, config: &RouteConfig) -> Measured {
     let router = Arc::new(Router::<T>::new(60_000));
     for i in 0..config.links {
         let l = link("sink");
@@ -56,7 +55,6 @@ fn measure_on<T: LinkTable + Default + 'static>(run: &Run, config: &RouteConfig)
     let churn_cycles = churn.map_or(0, |c| c.join().expect("the churn thread"));
     let n = per_thread.len() as f64;
     Measured {
-        run: *run,
         decision_ns: per_thread.iter().map(|p| p.0).sum::<f64>() / n,
         forward_ns: per_thread.iter().map(|p| p.1).sum::<f64>() / n,
         churn_cycles,

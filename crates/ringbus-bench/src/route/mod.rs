@@ -16,36 +16,29 @@ pub mod plot;
 pub mod report;
 mod udp;
 
+use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use measure::Measured;
 use std::fmt;
+use std::path::Path;
 
 pub use report::{RouteRow, UdpRow};
 
-/// Which link table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Table {
-    #[serde(rename = "lockfree")]
-    LockFree,
-    #[serde(rename = "mutex")]
-    Mutex,
-}
-
-impl Table {
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::LockFree => "lockfree",
-            Table::Mutex => "mutex",
-        }
+named! {
+    /// Which link table.
+    pub enum Table("table") {
+        LockFree = "lockfree",
+        Mutex = "mutex",
     }
 }
 
-/// What a row measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Metric {
-    Decision,
-    Forward,
+named! {
+    /// What a row measures.
+    pub enum Metric("metric") {
+        Decision = "decision",
+        Forward = "forward",
+    }
 }
 
 /// The forwarding threads and whether links churn: a group of the plan.
@@ -71,46 +64,61 @@ pub struct RouteConfig {
 /// and batches that take the clients' own calls out of the measurement of the router.
 pub const UDP_CLIENT_BATCHES: [usize; 2] = [1, 32];
 
-/// One measured run.
-#[derive(Debug, Clone, Copy)]
-pub struct Run {
+/// A point of the sweep: one table under one group's load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Point {
     pub table: Table,
     pub group: Group,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let churn = if self.group.churn { ", churn" } else { "" };
-        write!(f, "{} {} thread(s){churn} (run {})", self.table.name(), self.group.threads, self.repetition + 1)
+        write!(f, "{} {} thread(s){churn}", self.table.name(), self.group.threads)
     }
 }
 
-pub fn plan(config: &RouteConfig) -> Vec<Run> {
-    let groups: Vec<Group> =
-        config.threads.iter().flat_map(|&threads| [false, true].map(|churn| Group { threads, churn })).collect();
-    crate::runs::alternating(config.repeat, &groups, &[Table::LockFree, Table::Mutex])
-        .into_iter()
-        .map(|(repetition, group, table)| Run { table, group, repetition })
-        .collect()
+/// Every pass: the groups (threads × churn) in order, the two tables' order alternating
+/// between passes; two rows per point (decision, forward), the medians of its runs, with
+/// the lockfree ÷ mutex ratios of those medians.
+impl Bench for RouteConfig {
+    type Point = Point;
+    type Measured = Measured;
+    type Row = RouteRow;
+
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        let groups: Vec<Group> =
+            self.threads.iter().flat_map(|&threads| [false, true].map(|churn| Group { threads, churn })).collect();
+        driver::alternating(pass, &groups, &[Table::LockFree, Table::Mutex], |group, table| Point { table, group })
+    }
+
+    fn measure(&mut self, point: &Point, _: &Path, _: &mut dyn Progress) -> Result<Measured> {
+        Ok(measure::measure(point, self))
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measured>) -> Vec<RouteRow> {
+        [Metric::Decision, Metric::Forward]
+            .into_iter()
+            .flat_map(|metric| measured.rows(|point, runs| report::row(self, metric, point, runs)))
+            .collect()
+    }
+
+    fn ratios(&self, _: &Passes<Point, Measured>, rows: &mut [RouteRow]) {
+        report::fill_ratios(rows);
+    }
 }
 
-/// Every run of the plan, then the UDP run; rows per (metric, group, table).
-pub fn run(
-    config: &RouteConfig,
-    progress: &mut dyn crate::runs::Progress<Run>,
-) -> Result<(Vec<RouteRow>, Vec<UdpRow>)> {
-    let runs = plan(config);
-    let mut measured = Vec::with_capacity(runs.len());
-    for (k, r) in runs.iter().enumerate() {
-        crate::interrupt::check()?;
-        progress.run(k, runs.len(), r);
-        measured.push(measure::measure(r, config));
-    }
+/// Every run of the plan, then the UDP runs; rows per (metric, group, table).
+pub fn run(config: &RouteConfig, progress: &mut dyn Progress) -> Result<(Vec<RouteRow>, Vec<UdpRow>)> {
+    let rows = driver::run(&mut config.clone(), progress)?.rows;
     let mut udp = Vec::new();
     for client_batch in UDP_CLIENT_BATCHES.into_iter().filter(|_| config.udp_frames > 0) {
         crate::interrupt::check()?;
         udp.push(udp::measure(config.udp_frames, client_batch)?);
     }
-    Ok((report::rows(config, &measured), udp))
+    Ok((rows, udp))
 }

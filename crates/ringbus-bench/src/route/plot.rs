@@ -1,9 +1,9 @@
 //! The router bench's SVG figure: ns per frame on a log scale, one group of two bars
 //! (lock-free, mutex) per (metric, threads, churn).
 
-use super::{Metric, RouteRow, Table};
-use crate::cmdring::plot::y_range;
-use anyhow::{anyhow, Result};
+use super::{RouteRow, Table};
+use crate::plot::{bars, canvas, fail, finish, log_range, Bar, Group};
+use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -16,8 +16,7 @@ fn color(t: Table) -> RGBColor {
 }
 
 fn label(r: &RouteRow) -> String {
-    let metric = if r.metric == Metric::Decision { "decision" } else { "forward" };
-    format!("{metric} {}t{}", r.threads, if r.churn { " churn" } else { "" })
+    format!("{} {}t{}", r.metric, r.threads, if r.churn { " churn" } else { "" })
 }
 
 pub fn draw(rows: &[RouteRow], path: &Path) -> Result<()> {
@@ -27,33 +26,28 @@ pub fn draw(rows: &[RouteRow], path: &Path) -> Result<()> {
             groups.push(label(r));
         }
     }
-    let root = SVGBackend::new(path, (1100, 600)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
-    let (floor, ceiling) = y_range(rows.iter().map(|r| r.ns_per_frame));
+    let root = canvas(path, (1100, 600))?;
+    let (floor, ceiling) = log_range(rows.iter().map(|r| r.ns_per_frame));
     let mut chart = ChartBuilder::on(&root)
         .caption("ns per frame: lock-free link table (blue) vs mutex (red)", ("sans-serif", 18))
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..groups.len() as f64, (floor..ceiling).log_scale())
-        .map_err(|e| anyhow!("{e}"))?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_desc("ns per frame (log scale)")
-        .draw()
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
+    chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc("ns per frame (log scale)").draw().map_err(fail)?;
     let below = ("sans-serif", 13).into_font().into_text_style(&root).pos(Pos::new(HPos::Center, VPos::Top));
-    for (i, group) in groups.iter().enumerate() {
-        for (k, table) in [Table::LockFree, Table::Mutex].into_iter().enumerate() {
-            let Some(r) = rows.iter().find(|r| r.table == table && label(r) == *group) else { continue };
+    let groups = groups.into_iter().enumerate().map(|(i, name)| {
+        let tables = [Table::LockFree, Table::Mutex].into_iter().enumerate();
+        let found =
+            tables.filter_map(|(k, table)| Some((k, rows.iter().find(|r| r.table == table && label(r) == name)?)));
+        let bars = found.map(|(k, r)| {
             let x0 = i as f64 + 0.1 + k as f64 * 0.4;
-            let bar = Rectangle::new([(x0, floor), (x0 + 0.36, r.ns_per_frame.max(floor))], color(table).filled());
-            chart.draw_series([bar]).map_err(|e| anyhow!("{e}"))?;
-        }
-        let (px, py) = chart.backend_coord(&(i as f64 + 0.5, floor));
-        root.draw(&Text::new(group.clone(), (px, py + 8), below.clone())).map_err(|e| anyhow!("{e}"))?;
-    }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+            Bar { x: (x0, x0 + 0.36), top: r.ns_per_frame.max(floor), color: color(r.table), label: None }
+        });
+        let bars = bars.collect();
+        Group { name, mid: i as f64 + 0.5, bars }
+    });
+    bars(&root, &mut chart, floor, groups.collect(), (&below, &below))?;
+    finish(&root, path)
 }

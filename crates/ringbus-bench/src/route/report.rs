@@ -1,12 +1,11 @@
 //! The router bench's rows, markdown table, targets and JSON.
 
 use super::measure::Measured;
-use super::{Metric, RouteConfig, Table};
-use crate::report::{num, verdict};
+use super::{Metric, Point, RouteConfig, Table};
+use crate::report::{self, num, times, verdict};
 use crate::stats::median;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// Target: lock-free decision with 2 threads at most this fraction of the mutex's.
@@ -48,86 +47,58 @@ pub struct UdpRow {
     pub frames_per_datagram: f64,
 }
 
-pub(crate) fn rows(config: &RouteConfig, measured: &[Measured]) -> Vec<RouteRow> {
-    let mut out = Vec::new();
-    for metric in [Metric::Decision, Metric::Forward] {
-        for &threads in &config.threads {
-            for churn in [false, true] {
-                for table in [Table::LockFree, Table::Mutex] {
-                    let runs: Vec<&Measured> = measured
-                        .iter()
-                        .filter(|m| (m.run.table, m.run.group.threads, m.run.group.churn) == (table, threads, churn))
-                        .collect();
-                    if runs.is_empty() {
-                        continue;
-                    }
-                    let ns: Vec<f64> = runs
-                        .iter()
-                        .map(|m| if metric == Metric::Decision { m.decision_ns } else { m.forward_ns })
-                        .collect();
-                    out.push(RouteRow {
-                        table,
-                        metric,
-                        threads,
-                        churn,
-                        ns_per_frame: median(ns.clone()),
-                        ns_per_frame_min: ns.iter().copied().fold(f64::INFINITY, f64::min),
-                        ns_per_frame_max: ns.iter().copied().fold(0.0, f64::max),
-                        repeat: runs.len() as u32,
-                        frames: config.frames,
-                        links: config.links,
-                        churn_cycles: median(runs.iter().map(|m| m.churn_cycles).collect()),
-                        vs_mutex: None,
-                    });
-                }
-            }
-        }
+/// The row of `metric` at `point`, from its runs.
+pub(crate) fn row(config: &RouteConfig, metric: Metric, point: &Point, runs: &[&Measured]) -> RouteRow {
+    let ns: Vec<f64> =
+        runs.iter().map(|m| if metric == Metric::Decision { m.decision_ns } else { m.forward_ns }).collect();
+    RouteRow {
+        table: point.table,
+        metric,
+        threads: point.group.threads,
+        churn: point.group.churn,
+        ns_per_frame: median(ns.clone()),
+        ns_per_frame_min: ns.iter().copied().fold(f64::INFINITY, f64::min),
+        ns_per_frame_max: ns.iter().copied().fold(0.0, f64::max),
+        repeat: runs.len() as u32,
+        frames: config.frames,
+        links: config.links,
+        churn_cycles: median(runs.iter().map(|m| m.churn_cycles).collect()),
+        vs_mutex: None,
     }
-    let snapshot = out.clone();
-    for r in out.iter_mut().filter(|r| r.table == Table::LockFree) {
-        let mutex = snapshot
-            .iter()
-            .find(|m| m.table == Table::Mutex && (m.metric, m.threads, m.churn) == (r.metric, r.threads, r.churn));
-        r.vs_mutex = mutex.filter(|m| m.ns_per_frame > 0.0).map(|m| r.ns_per_frame / m.ns_per_frame);
+}
+
+/// Lock-free rows: ns per frame ÷ the mutex row's of the same metric, threads and churn.
+pub(crate) fn fill_ratios(rows: &mut [RouteRow]) {
+    let mutex: Vec<RouteRow> = rows.iter().filter(|m| m.table == Table::Mutex).cloned().collect();
+    for r in rows.iter_mut().filter(|r| r.table == Table::LockFree) {
+        let m = mutex.iter().find(|m| (m.metric, m.threads, m.churn) == (r.metric, r.threads, r.churn));
+        r.vs_mutex = m.filter(|m| m.ns_per_frame > 0.0).map(|m| r.ns_per_frame / m.ns_per_frame);
     }
-    out
 }
 
 pub fn markdown(rows: &[RouteRow]) -> String {
-    let mut out = String::from(
-        "| metric | threads | churn | table | ns/frame p50 | min–max | lockfree ÷ mutex | churn cycles/run |\n\
-         |---|--:|---|---|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {}–{} | {} | {} |",
-            if r.metric == Metric::Decision { "decision" } else { "forward" },
-            r.threads,
-            if r.churn { "yes" } else { "no" },
-            r.table.name(),
-            num(r.ns_per_frame),
-            num(r.ns_per_frame_min),
-            num(r.ns_per_frame_max),
-            r.vs_mutex.map_or_else(|| "—".into(), |v| format!("{v:.2}×")),
-            r.churn_cycles,
-        );
-    }
-    out
+    report::Table::<RouteRow>::new()
+        .text("metric", |r| r.metric.to_string())
+        .number("threads", |r| r.threads.to_string())
+        .text("churn", |r| if r.churn { "yes" } else { "no" }.into())
+        .text("table", |r| r.table.to_string())
+        .number("ns/frame p50", |r| num(r.ns_per_frame))
+        .number("min–max", |r| format!("{}–{}", num(r.ns_per_frame_min), num(r.ns_per_frame_max)))
+        .number("lockfree ÷ mutex", |r| times(r.vs_mutex, "—"))
+        .number("churn cycles/run", |r| r.churn_cycles.to_string())
+        .markdown(rows)
 }
 
 pub fn udp_markdown(rows: &[UdpRow]) -> String {
-    let mut out = String::from(
-        "| client datagrams per call | frames sent | received | lost | frames/s | window | frames per datagram received |\n|--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {:.0} | {} | {:.2} |",
-            r.client_batch, r.frames, r.received, r.lost, r.frames_per_s, r.window, r.frames_per_datagram
-        );
-    }
-    out
+    report::Table::<UdpRow>::new()
+        .number("client datagrams per call", |r| r.client_batch.to_string())
+        .number("frames sent", |r| r.frames.to_string())
+        .number("received", |r| r.received.to_string())
+        .number("lost", |r| r.lost.to_string())
+        .number("frames/s", |r| format!("{:.0}", r.frames_per_s))
+        .number("window", |r| r.window.to_string())
+        .number("frames per datagram received", |r| format!("{:.2}", r.frames_per_datagram))
+        .markdown(rows)
 }
 
 /// The issue's two targets, as measured.
@@ -172,6 +143,5 @@ pub fn write_json(rows: &[RouteRow], udp: &[UdpRow], path: &Path) -> Result<()> 
         value["ns_per_frame"] = (1e9 / u.frames_per_s.max(1e-9)).into();
         array.push(value);
     }
-    let text = serde_json::to_string_pretty(&all)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
+    crate::report::write_json(&all, path)
 }

@@ -21,18 +21,19 @@ mod board;
 pub(crate) mod jobserver;
 pub mod plot;
 pub mod report;
-mod rows;
+
 mod scenario;
 pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
+use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use scenario::Measurement;
 use std::fmt;
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::path::{Path, PathBuf};
 
-pub use rows::TokensRow;
+pub use report::TokensRow;
 
 /// Names of the latches under each run's root.
 pub(crate) const START_LATCH: &str = "bench/start";
@@ -45,40 +46,13 @@ pub const MAX_WORKERS: u32 = 1024;
 /// Most tokens: what one pipe page holds (the pipe is filled without blocking).
 pub const MAX_TOKENS: u32 = 4096;
 
-/// How workers share their tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
-    /// GNU make's jobserver: poll a shared pipe, read a byte, write it back.
-    Pipe,
-    /// `ringbus::Semaphore`: wait, post.
-    Semaphore,
-}
-
-impl Mechanism {
-    pub const ALL: [Mechanism; 2] = [Mechanism::Pipe, Mechanism::Semaphore];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::Pipe => "pipe",
-            Mechanism::Semaphore => "semaphore",
-        }
-    }
-}
-
-impl fmt::Display for Mechanism {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Mechanism {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mechanism, String> {
-        Mechanism::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown mechanism {s:?}; choose from pipe, semaphore"))
+named! {
+    /// How workers share their tokens.
+    pub enum Mechanism("mechanism") {
+        /// GNU make's jobserver: poll a shared pipe, read a byte, write it back.
+        Pipe = "pipe",
+        /// `ringbus::Semaphore`: wait, post.
+        Semaphore = "semaphore",
     }
 }
 
@@ -100,37 +74,55 @@ pub struct TokensConfig {
     pub worker: WorkerLauncher,
 }
 
-/// One (workers, mechanism) run of a repetition.
+/// A point of the sweep: P workers sharing the tokens through one mechanism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Point {
     pub mechanism: Mechanism,
     pub workers: u32,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} workers={} (run {})", self.mechanism, self.workers, self.repetition + 1)
+        write!(f, "{} workers={}", self.mechanism, self.workers)
     }
 }
 
-/// What the bench tells the user while it runs.
-pub use crate::runs::Progress;
+/// Every pass: worker counts in the order given, the mechanisms' order alternating between
+/// passes so neither always goes first; one row per point, the medians of its runs, with
+/// the semaphore ÷ pipe ratios of those medians.
+impl Bench for TokensConfig {
+    type Point = Point;
+    type Measured = Measurement;
+    type Row = TokensRow;
 
-/// Every run, repetition-major; within a repetition worker counts in the order given,
-/// and the mechanisms' order alternates between repetitions so neither always goes first.
-pub fn plan(config: &TokensConfig) -> Vec<Run> {
-    crate::runs::alternating(config.repeat, &config.workers, &config.mechanisms)
-        .into_iter()
-        .map(|(repetition, workers, mechanism)| Run { mechanism, workers, repetition })
-        .collect()
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        driver::alternating(pass, &self.workers, &self.mechanisms, |workers, mechanism| Point { mechanism, workers })
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.dir)
+    }
+
+    fn measure(&mut self, point: &Point, dir: &Path, _: &mut dyn Progress) -> Result<Measurement> {
+        scenario::measure(point, self, dir)
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<TokensRow> {
+        measured.rows(|point, runs| report::row(self, point, runs))
+    }
+
+    fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [TokensRow]) {
+        report::fill_ratios(rows);
+    }
 }
 
 /// Runs every run of `config` in turn; one row per (workers, mechanism), with ratios.
-pub fn run(config: &TokensConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<TokensRow>> {
-    let measured =
-        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| scenario::measure(r, config, dir))?;
-    Ok(rows::rows(config, &measured))
+pub fn run(config: &TokensConfig, progress: &mut dyn Progress) -> Result<Vec<TokensRow>> {
+    Ok(driver::run(&mut config.clone(), progress)?.rows)
 }
 
 #[cfg(test)]
@@ -153,7 +145,7 @@ mod tests {
             dir: PathBuf::from("/nonexistent"),
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
-        let runs = plan(&config);
+        let runs: Vec<Point> = (0..config.repeat).flat_map(|pass| config.plan(pass)).collect();
         let names: Vec<String> = runs.iter().map(|r| format!("{}{}", r.mechanism, r.workers)).collect();
         assert_eq!(
             names,

@@ -2,8 +2,8 @@
 //! against the number of workers (log scale), one line per mechanism.
 
 use super::{Mechanism, TokensRow};
+use crate::plot::{canvas, fail, finish, line_legend, lines, Area};
 use anyhow::{anyhow, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -24,32 +24,21 @@ fn color(m: Mechanism) -> RGBColor {
     }
 }
 
-fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[TokensRow]) -> Result<()> {
-    let mut x = 60;
-    for m in Mechanism::ALL.into_iter().filter(|m| rows.iter().any(|r| r.mechanism == *m)) {
-        let c = color(m);
-        area.draw(&PathElement::new(vec![(x, 20), (x + 30, 20)], c.stroke_width(3))).map_err(|e| anyhow!("{e}"))?;
-        area.draw(&Text::new(m.name(), (x + 36, 13), ("sans-serif", 16))).map_err(|e| anyhow!("{e}"))?;
-        x += 60 + 9 * m.name().len() as i32;
-    }
-    Ok(())
-}
-
 /// Draws `rows` into an SVG file at `path`.
 pub fn draw(rows: &[TokensRow], path: &Path) -> Result<()> {
     if rows.is_empty() {
         return Err(anyhow!("no results to plot"));
     }
-    let root = SVGBackend::new(path, (1500, LEGEND_PX + 440)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
+    let root = canvas(path, (1500, LEGEND_PX + 440))?;
     let (top, grid) = root.split_vertically(LEGEND_PX);
-    legend(&top, rows)?;
+    let shown = Mechanism::ALL.into_iter().filter(|m| rows.iter().any(|r| r.mechanism == *m));
+    line_legend(&top, shown.map(|m| (m.name(), color(m))))?;
     let (tokens, jobs, job_us) = (rows[0].tokens, rows[0].jobs, rows[0].job_us);
     for (area, (title, unit, metric)) in grid.split_evenly((1, PANELS.len())).iter().zip(PANELS) {
         let title = format!("{title} ({tokens} tokens, {jobs} jobs of {job_us} µs)");
         panel(area, rows, &title, unit, metric)?;
     }
-    root.present().map_err(|e| anyhow!("cannot write {}: {e}", path.display()))
+    finish(&root, path)
 }
 
 fn points(rows: &[TokensRow], m: Mechanism, metric: Metric) -> Vec<(f64, f64)> {
@@ -63,13 +52,7 @@ fn points(rows: &[TokensRow], m: Mechanism, metric: Metric) -> Vec<(f64, f64)> {
     v
 }
 
-fn panel(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    rows: &[TokensRow],
-    title: &str,
-    unit: &str,
-    metric: Metric,
-) -> Result<()> {
+fn panel(area: &Area<'_>, rows: &[TokensRow], title: &str, unit: &str, metric: Metric) -> Result<()> {
     let all: Vec<(f64, f64)> = Mechanism::ALL.iter().flat_map(|&m| points(rows, m, metric)).collect();
     if all.is_empty() {
         return Ok(());
@@ -82,7 +65,7 @@ fn panel(
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d((x0 / 1.3..x1 * 1.3).log_scale(), 0.0..(y1 * 1.15).max(1e-9))
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(fail)?;
     chart
         .configure_mesh()
         .x_desc("worker processes")
@@ -90,11 +73,6 @@ fn panel(
         .light_line_style(WHITE)
         .x_label_formatter(&|x| format!("{x:.0}"))
         .draw()
-        .map_err(|e| anyhow!("{e}"))?;
-    for m in Mechanism::ALL {
-        let (c, pts) = (color(m), points(rows, m, metric));
-        chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2))).map_err(|e| anyhow!("{e}"))?;
-        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, c.filled()))).map_err(|e| anyhow!("{e}"))?;
-    }
-    Ok(())
+        .map_err(fail)?;
+    lines(&mut chart, Mechanism::ALL.iter().map(|&m| (color(m), points(rows, m, metric))).collect())
 }

@@ -4,11 +4,11 @@
 use super::board::Board;
 use super::jobserver::{PipeJobserver, TokenEndpoint};
 use super::worker::TokensWorkerSpec;
-use super::{Mechanism, Run, TokensConfig, DONE_LATCH, SEMAPHORE, START_LATCH};
+use super::{Mechanism, Point, TokensConfig, DONE_LATCH, SEMAPHORE, START_LATCH};
 use crate::interrupt;
+use crate::launch::{Launch, Workers};
 use crate::usage::Usage;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{bail, ensure, Context, Result};
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::{Latch, Root, Semaphore, WakeStats};
@@ -27,16 +27,15 @@ const CHECK_PERIOD: Duration = Duration::from_millis(100);
 
 /// What one run measured, summed over its workers.
 #[derive(Debug, Clone)]
-pub(crate) struct Measurement {
-    pub run: Run,
-    pub jobs: u64,
-    pub wall_ns: u64,
-    pub usage: Usage,
-    pub max_holders: u64,
+pub struct Measurement {
+    pub(crate) jobs: u64,
+    pub(crate) wall_ns: u64,
+    pub(crate) usage: Usage,
+    pub(crate) max_holders: u64,
     /// Pipe only.
-    pub failed_takes: Option<u64>,
+    pub(crate) failed_takes: Option<u64>,
     /// Semaphore only.
-    pub wake: Option<WakeStats>,
+    pub(crate) wake: Option<WakeStats>,
 }
 
 /// The tokens of one run, bench side.
@@ -75,7 +74,7 @@ impl Source {
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller).
-pub(crate) fn measure(run: &Run, config: &TokensConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Point, config: &TokensConfig, dir: &Path) -> Result<Measurement> {
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let board_path = dir.join("board");
     let board = Board::create(&board_path, run.workers as usize)?;
@@ -92,10 +91,9 @@ pub(crate) fn measure(run: &Run, config: &TokensConfig, dir: &Path) -> Result<Me
             job_ns: config.job_us * 1000,
             root: dir.to_path_buf(),
             board: board_path.clone(),
-            parent_pid: std::process::id(),
             tokens: endpoint.clone(),
         };
-        launches.push(Launch { arg: serde_json::to_string(&WorkerJob::Tokens(spec))?, inherit: inherit.clone() });
+        launches.push(Launch::new(WorkerJob::Tokens(spec), inherit.clone())?);
     }
     let mut workers = Workers::spawn(&config.worker, "worker", launches)?;
     let n = u64::from(run.workers);
@@ -130,9 +128,8 @@ fn wait_done(workers: &mut Workers, done: &Latch, board: &Board, n: u64) -> Resu
 }
 
 /// Sums the workers' records and checks the run kept its promises.
-fn summarize(run: &Run, config: &TokensConfig, board: &Board, t0: u64, source: &Source) -> Result<Measurement> {
+fn summarize(run: &Point, config: &TokensConfig, board: &Board, t0: u64, source: &Source) -> Result<Measurement> {
     let mut m = Measurement {
-        run: *run,
         jobs: 0,
         wall_ns: 0,
         usage: Usage::default(),

@@ -26,7 +26,6 @@ pub(crate) struct TokensWorkerSpec {
     /// The run's ringbus root (latches, semaphore).
     pub root: PathBuf,
     pub board: PathBuf,
-    pub parent_pid: u32,
     pub tokens: TokenEndpoint,
 }
 
@@ -41,7 +40,6 @@ fn job(ns: u64) {
 
 /// Runs one token worker.
 pub(crate) fn run(spec: &TokensWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
     let board = Board::open(&spec.board, spec.workers as usize)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
     let mut tokens = Tokens::open(&root, &spec.tokens)?;

@@ -2,9 +2,9 @@
 //! subscriber's eventfd — N system calls per publish, like Agnocast after its eventfd
 //! change minus the kernel module doing the loop. A subscriber blocks in `read()`.
 
+use super::slot_ring::SlotRing;
 use super::{adopt_fd, check, Endpoint, Fanout, Handoff, Received, Receiver};
 use crate::config::Scenario;
-use crate::ring::SlotRing;
 use anyhow::{ensure, Result};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;

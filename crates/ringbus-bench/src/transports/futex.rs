@@ -16,9 +16,9 @@
 //!   2  token     1: a publish left the rest of its sleepers to be woken
 //! ```
 
+use super::slot_ring::SlotRing;
 use super::{Endpoint, Fanout, Handoff, Received, Receiver};
 use crate::config::Scenario;
-use crate::ring::SlotRing;
 use crate::shm::SharedWords;
 use anyhow::Result;
 use std::path::Path;

@@ -7,6 +7,7 @@ mod futex;
 mod idle;
 mod mq;
 mod ringbus;
+mod slot_ring;
 mod uds;
 
 use crate::config::{Scenario, Transport};
@@ -71,17 +72,7 @@ pub(crate) struct Handoff {
     pub child_end: Option<OwnedFd>,
 }
 
-/// A scenario that cannot run on this machine, with the reason (printed, row skipped).
-#[derive(Debug)]
-pub struct Skip(pub String);
-
-impl std::fmt::Display for Skip {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Skip {}
+pub(crate) use crate::driver::Skip;
 
 /// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers (none
 /// for the idle floor, which has no subscriber to start); `direct_wakes` goes to ringbus

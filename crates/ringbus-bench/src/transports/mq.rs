@@ -5,9 +5,9 @@
 //! Queues have system-wide names; each is unlinked as soon as its subscriber opened it,
 //! and again (harmlessly) when dropped, so none outlives the bench, whatever the exit path.
 
+use super::slot_ring::SlotRing;
 use super::{check, Endpoint, Fanout, Handoff, Received, Receiver};
 use crate::config::Scenario;
-use crate::ring::SlotRing;
 use anyhow::{bail, Result};
 use std::ffi::CString;
 use std::path::Path;

@@ -34,47 +34,34 @@ mod scenario;
 pub(crate) mod waiter;
 
 use crate::config::WorkerLauncher;
-use crate::interrupt;
-use crate::rundir::RunDir;
+use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
 use ringbus::waitset::Backend;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt;
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::path::{Path, PathBuf};
 
 /// Most measured (or warm-up) wakes per backend: the board holds one slot per wake.
 pub const MAX_COUNT: u64 = 1_000_000;
 /// Words the futex_waitv row attaches.
 pub const WAITV_WORDS: usize = 8;
 
-/// One row: a wait-set backend with its sources.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WakeBackend {
-    /// One word, plain `FUTEX_WAIT`: the baseline.
-    Futex,
-    /// Eight words through `futex_waitv`.
-    FutexWaitv,
-    /// One word and a socket, io_uring.
-    IoUring,
-    /// One word and a socket, epoll.
-    Epoll,
+named! {
+    /// One row: a wait-set backend with its sources.
+    pub enum WakeBackend("backend") {
+        /// One word, plain `FUTEX_WAIT`: the baseline.
+        Futex = "futex",
+        /// Eight words through `futex_waitv`.
+        FutexWaitv = "futex_waitv",
+        /// One word and a socket, io_uring.
+        IoUring = "io_uring",
+        /// One word and a socket, epoll.
+        Epoll = "epoll",
+    }
 }
 
 impl WakeBackend {
-    pub const ALL: [WakeBackend; 4] =
-        [WakeBackend::Futex, WakeBackend::FutexWaitv, WakeBackend::IoUring, WakeBackend::Epoll];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            WakeBackend::Futex => "futex",
-            WakeBackend::FutexWaitv => "futex_waitv",
-            WakeBackend::IoUring => "io_uring",
-            WakeBackend::Epoll => "epoll",
-        }
-    }
-
     /// The wait-set backend this row forces.
     pub fn backend(self) -> Backend {
         match self {
@@ -98,22 +85,6 @@ impl WakeBackend {
             WakeBackend::IoUring | WakeBackend::Epoll => 1,
             _ => 0,
         }
-    }
-}
-
-impl fmt::Display for WakeBackend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for WakeBackend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<WakeBackend, String> {
-        WakeBackend::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
-            let names: Vec<_> = WakeBackend::ALL.iter().map(|b| b.name()).collect();
-            format!("unknown backend {s:?}; choose from {}", names.join(", "))
-        })
     }
 }
 
@@ -158,16 +129,6 @@ pub struct WakeRow {
     pub waiter_cpu: Option<u32>,
 }
 
-/// What the bench tells the user while it runs.
-pub trait Progress {
-    /// The waiters are ready; `wakes` wakes follow, over all backends.
-    fn start(&mut self, wakes: u64);
-    /// One wake was made.
-    fn tick(&mut self);
-    /// A warning, with the reason.
-    fn note(&mut self, text: &str);
-}
-
 /// What a run produced: the rows, and the backends this machine refused, with why.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -175,28 +136,80 @@ pub struct Outcome {
     pub skipped: Vec<(WakeBackend, String)>,
 }
 
-/// Measures every backend of `config` in turn, in a fresh run directory removed at the end.
-/// With `config.cpus`, the calling thread (the waker) stays pinned to its CPU afterwards.
+/// Measures every backend of `config` in one run, in a fresh run directory removed at the
+/// end. With `config.cpus`, the calling thread (the waker) stays pinned to its CPU afterwards.
 pub fn run(config: &WakeConfig, progress: &mut dyn Progress) -> Result<Outcome> {
-    let run_dir = RunDir::create(&config.dir, &mut |text| progress.note(text))?;
-    if let Some((waker, _)) = config.cpus {
-        waiter::pin_this_thread(waker)?;
+    let mut bench = WakeBench { config, backends: Vec::new(), skipped: Vec::new() };
+    let rows = driver::run(&mut bench, progress)?.rows;
+    Ok(Outcome { rows, skipped: bench.skipped })
+}
+
+/// The one run: every backend this machine allows, measured together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Backends;
+
+impl fmt::Display for Backends {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("wakes")
     }
-    let mut outcome = Outcome::default();
-    let mut backends = Vec::new();
-    for &backend in &config.backends {
-        match scenario::probe(backend) {
-            Ok(()) => backends.push(backend),
-            Err(why) => outcome.skipped.push((backend, why)),
+}
+
+struct WakeBench<'a> {
+    config: &'a WakeConfig,
+    /// The backends this machine allows, and those it refused.
+    backends: Vec<WakeBackend>,
+    skipped: Vec<(WakeBackend, String)>,
+}
+
+/// One pass of one run, the backends taking turns wake by wake within it; ratios against
+/// the futex row of that run.
+impl Bench for WakeBench<'_> {
+    type Point = Backends;
+    type Measured = Vec<WakeRow>;
+    type Row = WakeRow;
+
+    const RUN: &'static str = "";
+
+    fn passes(&self) -> u32 {
+        1
+    }
+
+    fn plan(&self, _: u32) -> Vec<Backends> {
+        if self.backends.is_empty() {
+            Vec::new()
+        } else {
+            vec![Backends]
         }
     }
-    interrupt::check()?;
-    if !backends.is_empty() {
-        outcome.rows = scenario::measure(&backends, config, &run_dir.path().join("run"), progress)?;
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.config.dir)
     }
-    run_dir.close()?;
-    report::fill_ratios(&mut outcome.rows);
-    Ok(outcome)
+
+    fn start(&mut self, _: &mut dyn Progress) -> Result<()> {
+        if let Some((waker, _)) = self.config.cpus {
+            waiter::pin_this_thread(waker)?;
+        }
+        for &backend in &self.config.backends {
+            match scenario::probe(backend) {
+                Ok(()) => self.backends.push(backend),
+                Err(why) => self.skipped.push((backend, why)),
+            }
+        }
+        Ok(())
+    }
+
+    fn measure(&mut self, _: &Backends, dir: &Path, progress: &mut dyn Progress) -> Result<Vec<WakeRow>> {
+        scenario::measure(&self.backends, self.config, dir, progress)
+    }
+
+    fn rows(&self, measured: &Passes<Backends, Vec<WakeRow>>) -> Vec<WakeRow> {
+        measured.of(&Backends).into_iter().flatten().cloned().collect()
+    }
+
+    fn ratios(&self, _: &Passes<Backends, Vec<WakeRow>>, rows: &mut [WakeRow]) {
+        report::fill_ratios(rows);
+    }
 }
 
 #[cfg(test)]

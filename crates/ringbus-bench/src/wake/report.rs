@@ -1,11 +1,8 @@
 //! The wake bench's results: ratios against the futex row, a markdown table, the issue's
-//! target, and JSON.
+//! target.
 
 use super::{WakeBackend, WakeRow};
-use crate::report::num;
-use anyhow::{Context, Result};
-use std::fmt::Write as _;
-use std::path::Path;
+use crate::report::{num, times, Table};
 
 /// Target: io_uring with an fd attached at most this many times plain futex's p50.
 pub const TARGET_IO_URING_P50_RATIO: f64 = 1.3;
@@ -22,25 +19,16 @@ pub fn fill_ratios(rows: &mut [WakeRow]) {
 
 /// One row per backend.
 pub fn markdown(rows: &[WakeRow]) -> String {
-    let mut out = String::from(
-        "| backend | words | fds | wakes | wake p50 µs | wake p99 µs | p50 ÷ futex | waiter CPU µs/wake |\n\
-         |---|--:|--:|--:|--:|--:|--:|--:|\n",
-    );
-    for r in rows {
-        let ratio = r.p50_vs_futex.map_or_else(String::new, |v| format!("{v:.2}×"));
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} | {ratio} | {} |",
-            r.backend,
-            r.words,
-            r.fds,
-            r.wakes,
-            num(r.wake_p50_us),
-            num(r.wake_p99_us),
-            num(r.waiter_cpu_us_per_wake),
-        );
-    }
-    out
+    Table::<WakeRow>::new()
+        .text("backend", |r| r.backend.to_string())
+        .number("words", |r| r.words.to_string())
+        .number("fds", |r| r.fds.to_string())
+        .number("wakes", |r| r.wakes.to_string())
+        .number("wake p50 µs", |r| num(r.wake_p50_us))
+        .number("wake p99 µs", |r| num(r.wake_p99_us))
+        .number("p50 ÷ futex", |r| times(r.p50_vs_futex, ""))
+        .number("waiter CPU µs/wake", |r| num(r.waiter_cpu_us_per_wake))
+        .markdown(rows)
 }
 
 /// The issue's target, as measured: `None` without both an io_uring and a futex row.
@@ -64,12 +52,6 @@ pub fn notes(rows: &[WakeRow]) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// Writes the rows as a JSON array.
-pub fn write_json(rows: &[WakeRow], path: &Path) -> Result<()> {
-    let text = serde_json::to_string_pretty(rows)?;
-    std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

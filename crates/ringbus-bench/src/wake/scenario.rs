@@ -5,17 +5,17 @@
 
 use super::board::Board;
 use super::waiter::WakeWorkerSpec;
-use super::{Progress, WakeBackend, WakeConfig, WakeRow};
+use super::{WakeBackend, WakeConfig, WakeRow};
+use crate::driver::Progress;
 use crate::interrupt;
+use crate::launch::{Launch, Workers};
 use crate::stats;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{bail, ensure, Context, Result};
 use ringbus::diagnostics::monotonic_ns;
 use ringbus::waitset::BackendChoice;
 use ringbus::{Interest, WaitSet};
 use std::os::fd::AsFd;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -42,22 +42,6 @@ pub(crate) fn probe(backend: WakeBackend) -> Result<(), String> {
     Ok(())
 }
 
-/// Measures `backends` together in `dir` (created here, removed afterwards, also on
-/// error): one row per backend, in their order.
-pub(crate) fn measure(
-    backends: &[WakeBackend],
-    config: &WakeConfig,
-    dir: &Path,
-    progress: &mut dyn Progress,
-) -> Result<Vec<WakeRow>> {
-    std::fs::DirBuilder::new().mode(0o700).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let result = measure_in(backends, config, dir, progress);
-    let removed = std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()));
-    let rows = result?;
-    removed?;
-    Ok(rows)
-}
-
 /// One backend's waiter, bench side.
 struct Lane {
     backend: WakeBackend,
@@ -67,7 +51,9 @@ struct Lane {
     not_asleep: u64,
 }
 
-fn measure_in(
+/// Measures `backends` together in `dir` (fresh, removed afterwards by the caller): one row
+/// per backend, in their order.
+pub(crate) fn measure(
     backends: &[WakeBackend],
     config: &WakeConfig,
     dir: &Path,
@@ -85,9 +71,8 @@ fn measure_in(
             warmup: config.warmup,
             count: config.count,
             cpu: config.cpus.map(|(_, waiter)| waiter),
-            parent_pid: std::process::id(),
         };
-        launches.push(Launch { arg: serde_json::to_string(&WorkerJob::Wake(spec))?, inherit: Vec::new() });
+        launches.push(Launch::new(WorkerJob::Wake(spec), Vec::new())?);
         lanes.push(Lane { backend, board, pid: 0, not_asleep: 0 });
     }
     let mut workers = Workers::spawn(&config.worker, "waiter", launches)?;
@@ -96,7 +81,8 @@ fn measure_in(
     for lane in &mut lanes {
         lane.pid = lane.board.ready().context("a waiter is ready without a pid")?;
     }
-    progress.start(lanes.len() as u64 * total as u64);
+    progress.length(lanes.len() as u64 * total as u64);
+    progress.at(0, "wakes");
     let period_ns = (1e9 / config.rate_hz) as u64;
     let mut next_ns = monotonic_ns();
     for seq in 0..total {

@@ -30,7 +30,6 @@ pub(crate) struct WakeWorkerSpec {
     pub count: u64,
     /// Pin the waiter (and the threads its wait set starts) to this CPU.
     pub cpu: Option<u32>,
-    pub parent_pid: u32,
 }
 
 /// Pins the calling thread, and the threads it starts afterwards, to `cpu`.
@@ -54,7 +53,6 @@ fn cpu_us() -> Result<u64> {
 
 /// Runs the waiter.
 pub(crate) fn run(spec: &WakeWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
     let warmup = usize::try_from(spec.warmup)?;
     let total = warmup + usize::try_from(spec.count)?;
     let board = Board::open(&spec.board, total)?;

@@ -2,10 +2,11 @@
 
 use super::bench_fanout::FanoutArgs;
 use super::bench_polling::PollingArgs;
-use super::bench_ring::RingArgs;
+use super::bench_queue::QueueArgs;
 use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
+use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
     ringbus bench tokens --quick --json tokens.json --plot tokens.svg\n  \
     ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
     ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
-    ringbus bench ring --quick --json ring.json --plot ring.svg\n  \
+    ringbus bench queue --quick --json queue.json --plot queue.svg\n  \
     ringbus bench route --quick --json route.json --plot route.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -35,9 +36,9 @@ enum Which {
     /// Seed 002's figure-1 node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
     #[command(long_about = super::bench_polling::LONG_ABOUT)]
     Polling(PollingArgs),
-    /// Command ring push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
-    #[command(long_about = super::bench_ring::LONG_ABOUT)]
-    Ring(RingArgs),
+    /// Command queue push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
+    #[command(long_about = super::bench_queue::LONG_ABOUT, visible_alias = "ring")]
+    Queue(QueueArgs),
     /// MAVLink routing cost: lock-free link table vs the seed's mutex, 1-2 threads, with and without link churn; UDP frames/s.
     #[command(long_about = super::bench_route::LONG_ABOUT)]
     Route(RouteBenchArgs),
@@ -50,13 +51,16 @@ impl BenchArgs {
             Which::Tokens(args) => args.run(),
             Which::Wake(args) => args.run(),
             Which::Polling(args) => args.run(),
-            Which::Ring(args) => args.run(),
+            Which::Queue(args) => args.run(),
             Which::Route(args) => args.run(),
         }
     }
 }
 
-/// `--json` and `--plot`, for a bench command to `#[command(flatten)]`.
+/// What every bench command shares on its command line, declared once and flattened into
+/// each (`#[command(flatten)]`): where to write the rows besides the table, and whether to
+/// run a short sweep. A command words an option for itself with
+/// `#[command(mut_arg("quick", |a| a.help(...)))]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
     /// Also write the rows as a JSON array to FILE. Example: --json out.json
@@ -66,32 +70,15 @@ pub struct OutputArgs {
     /// Also draw the results as an SVG figure (see above). Example: --plot out.svg
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-}
 
-/// Writes the results where `--json` and `--plot` asked (each optional), saying so on
-/// stderr: how every bench command ends.
-pub fn write_outputs<A, B>(
-    json: Option<&Path>,
-    plot: Option<&Path>,
-    write_json: impl FnOnce(&Path) -> Result<(), A>,
-    draw: impl FnOnce(&Path) -> Result<(), B>,
-) -> anyhow::Result<()>
-where
-    anyhow::Error: From<A> + From<B>,
-{
-    if let Some(path) = json {
-        write_json(path)?;
-        eprintln!("wrote {}", path.display());
-    }
-    if let Some(path) = plot {
-        draw(path)?;
-        eprintln!("wrote {}", path.display());
-    }
-    Ok(())
+    /// A short run: enough to check it all works, too short for figures to quote. Example: --quick
+    #[arg(long)]
+    pub quick: bool,
 }
 
 impl OutputArgs {
-    /// [`write_outputs`] to this command's `--json` and `--plot`.
+    /// Writes the results where `--json` and `--plot` asked (each optional), saying so on
+    /// stderr: how every bench command ends.
     pub fn write<A, B>(
         &self,
         write_json: impl FnOnce(&Path) -> Result<(), A>,
@@ -100,8 +87,34 @@ impl OutputArgs {
     where
         anyhow::Error: From<A> + From<B>,
     {
-        write_outputs(self.json.as_deref(), self.plot.as_deref(), write_json, draw)
+        if let Some(path) = &self.json {
+            write_json(path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        if let Some(path) = &self.plot {
+            draw(path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        Ok(())
     }
+}
+
+/// `v` without repeats, in its order (a list option given twice the same value runs once).
+pub fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
+    let mut out = Vec::new();
+    for &x in v {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// How a bench starts its worker processes: this executable, `bench-worker SPEC`; `what`
+/// names them in the error if this executable cannot be found.
+pub fn worker_launcher(what: &str) -> anyhow::Result<ringbus_bench::WorkerLauncher> {
+    let program = std::env::current_exe().with_context(|| format!("cannot find this executable to start {what}"))?;
+    Ok(ringbus_bench::WorkerLauncher { program, args: vec!["bench-worker".into()] })
 }
 
 /// CPUs this process may run on (what `--cpus` may name).
@@ -131,32 +144,59 @@ pub fn run_parent() -> anyhow::Result<PathBuf> {
     }
 }
 
-/// The progress bar of a bench made of separate runs, on stderr (hidden when stderr is not
-/// a terminal).
-pub struct RunsBar {
-    pub bar: indicatif::ProgressBar,
+/// Runs a bench: Ctrl-C handled (the bench stops its workers and removes its files), its
+/// progress bar on stderr while `measure` runs, cleared afterwards. `percent`: the bar says
+/// how far in percent (benches that count ticks), else in runs done.
+pub fn measure<T>(percent: bool, measure: impl FnOnce(&mut Bar) -> anyhow::Result<T>) -> anyhow::Result<T> {
+    ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
+    let mut bar = Bar::new(percent);
+    let result = measure(&mut bar);
+    bar.bar.finish_and_clear();
+    result
 }
 
-impl RunsBar {
-    pub fn new(runs: usize) -> RunsBar {
+/// How every bench's report starts: its title, the machine, the command line.
+pub fn print_header(name: &str) {
+    println!("## ringbus bench {name}\n");
+    println!("- machine: {}", ringbus_bench::report::Machine::this());
+    println!("- command: `{}`", ringbus_bench::report::command_line());
+}
+
+/// A bench's progress bar on stderr (hidden when stderr is not a terminal).
+pub struct Bar {
+    bar: indicatif::ProgressBar,
+}
+
+impl Bar {
+    fn new(percent: bool) -> Bar {
         use std::io::IsTerminal;
         let bar = if std::io::stderr().is_terminal() {
-            indicatif::ProgressBar::new(runs as u64)
+            indicatif::ProgressBar::new(0)
         } else {
             indicatif::ProgressBar::hidden()
         };
-        let style = indicatif::ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
+        let template = match percent {
+            true => "[{elapsed_precise}] {bar:30} {percent:>3}% {msg}",
+            false => "[{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+        };
+        let style = indicatif::ProgressStyle::with_template(template).expect("a valid template").progress_chars("=> ");
         bar.set_style(style);
-        RunsBar { bar }
+        Bar { bar }
     }
 }
 
-impl<R: std::fmt::Display> ringbus_bench::runs::Progress<R> for RunsBar {
-    fn run(&mut self, index: usize, _total: usize, run: &R) {
-        self.bar.set_position(index as u64);
-        self.bar.set_message(run.to_string());
+impl ringbus_bench::driver::Progress for Bar {
+    fn length(&mut self, steps: u64) {
+        self.bar.set_length(steps);
+    }
+
+    fn at(&mut self, done: u64, what: &str) {
+        self.bar.set_position(done);
+        self.bar.set_message(what.to_string());
+    }
+
+    fn tick(&mut self) {
+        self.bar.inc(1);
     }
 
     fn note(&mut self, text: &str) {

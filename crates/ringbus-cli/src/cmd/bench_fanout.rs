@@ -1,12 +1,10 @@
 //! `ringbus bench fanout`: one publisher, N subscriber processes, every transport through
 //! the same harness; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
-use ringbus_bench::config::{self, parse_size, parse_subs, Scenario, Transport};
-use ringbus_bench::{report, FanoutConfig, Progress, WorkerLauncher};
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
+use ringbus_bench::config::{self, parse_size, parse_subs, Transport};
+use ringbus_bench::{fanout, report, FanoutConfig};
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -73,8 +71,20 @@ const QUICK_RATE_HZ: f64 = 500.0;
 const QUICK_LARGE_BYTES: u64 = 64 << 10;
 const QUICK_LARGE: [Transport; 3] = [Transport::Ringbus, Transport::Eventfd, Transport::Mq];
 
+/// The shared options (`OutputArgs`), worded for this command.
+const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json fanout.json";
+const PLOT_HELP: &str =
+    "Also draw publish p50 and e2e p50 vs subscribers (log scale) as SVG. Example: --plot fanout.svg";
+const QUICK_HELP: &str = "Fewer messages at a faster rate in three passes, and payloads over 64KiB only for ringbus, \
+    eventfd and mq (unless --transports is given): the default sweep in under a minute. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("json", |a| a.help(JSON_HELP)),
+    mut_arg("plot", |a| a.help(PLOT_HELP)),
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct FanoutArgs {
     /// Subscriber process counts to sweep, comma-separated, each 1 to 1024. Example: --subs 1,8,64
     #[arg(long, value_name = "N,..", value_delimiter = ',', value_parser = parse_subs, default_value = "1,4,16,64,128")]
@@ -121,42 +131,25 @@ pub struct FanoutArgs {
     )]
     transports: Vec<Transport>,
 
-    /// Also write the rows as a JSON array to FILE. Example: --json fanout.json
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Also draw publish p50 and e2e p50 vs subscribers (log scale) as SVG. Example: --plot fanout.svg
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-
-    /// Fewer messages at a faster rate in three passes, and payloads over 64KiB only for ringbus,
-    /// eventfd and mq (unless --transports is given): the default sweep in under a minute. Example: --quick
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 impl FanoutArgs {
     fn config(&self, transports_given: bool) -> Result<FanoutConfig> {
-        let rate_hz = self.rate.unwrap_or(if self.quick { QUICK_RATE_HZ } else { 100.0 });
+        let rate_hz = self.rate.unwrap_or(if self.output.quick { QUICK_RATE_HZ } else { 100.0 });
         if !(rate_hz.is_finite() && (0.1..=100_000.0).contains(&rate_hz)) {
             bail!("--rate {rate_hz}: must be 0.1 to 100000 Hz");
         }
-        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 500 });
+        let count = self.count.unwrap_or(if self.output.quick { QUICK_COUNT } else { 500 });
         if count == 0 {
             bail!("--count must be at least 1");
         }
-        let quick_filter = self.quick && !transports_given;
+        let quick_filter = self.output.quick && !transports_given;
         let keep = |t: Transport, bytes: u64| !quick_filter || bytes <= QUICK_LARGE_BYTES || QUICK_LARGE.contains(&t);
-        let mut transports = Vec::new();
-        for &t in &self.transports {
-            if !transports.contains(&t) {
-                transports.push(t);
-            }
-        }
-        let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
-        let program = std::env::current_exe().context("cannot find this executable to start subscriber processes")?;
-        let worker = WorkerLauncher { program, args: vec!["bench-worker".into()] };
-        let repeat = self.repeat.unwrap_or(if self.quick { QUICK_REPEAT } else { 1 });
+        let scenarios = config::plan(&dedup(&self.transports), &self.subs, self.topics, &self.size, keep);
+        let worker = worker_launcher("subscriber processes")?;
+        let repeat = self.repeat.unwrap_or(if self.output.quick { QUICK_REPEAT } else { 1 });
         Ok(FanoutConfig {
             scenarios,
             rate_hz,
@@ -171,14 +164,8 @@ impl FanoutArgs {
     pub fn run(self) -> Result<()> {
         let transports_given = std::env::args().any(|a| a == "--transports" || a.starts_with("--transports="));
         let config = self.config(transports_given)?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new(&config);
-        let outcome = ringbus_bench::fanout::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let outcome = outcome?;
-        println!("## ringbus bench fanout\n");
-        println!("- machine: {}", report::Machine::this());
-        println!("- command: `{}`", report::command_line());
+        let outcome = super::bench::measure(true, |bar| fanout::run(&config, bar))?;
+        super::bench::print_header("fanout");
         println!(
             "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
              ratios: ringbus (and futex) ÷ eventfd{}\n",
@@ -196,8 +183,8 @@ impl FanoutArgs {
         if let Some(k) = config.direct_wakes {
             println!("- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
         }
-        print!("{}", report::markdown(&outcome.rows));
-        for note in report::notes(&outcome.rows) {
+        print!("{}", fanout::report::markdown(&outcome.rows));
+        for note in fanout::report::notes(&outcome.rows) {
             println!("\nnote: {note}");
         }
         for (s, why) in &outcome.skipped {
@@ -206,45 +193,7 @@ impl FanoutArgs {
         if let Some(why) = &outcome.syscalls_unavailable {
             println!("\nsystem calls not counted: {why}");
         }
-        super::bench::write_outputs(
-            self.json.as_deref(),
-            self.plot.as_deref(),
-            |path| report::write_json(&outcome.rows, path),
-            |path| ringbus_bench::plot::draw(&outcome.rows, path),
-        )
-    }
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-    ticks: u64,
-}
-
-impl Bar {
-    fn new(config: &FanoutConfig) -> Bar {
-        let ticks = config.warmup + config.count;
-        let total = ticks * config.scenarios.len() as u64 * u64::from(config.repeat);
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(total) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar, ticks }
-    }
-}
-
-impl Progress for Bar {
-    fn scenario(&mut self, index: usize, total: usize, scenario: &Scenario, _ticks: u64) {
-        self.bar.set_position(index as u64 * self.ticks);
-        self.bar.set_message(format!("[{}/{total}] {scenario}", index + 1));
-    }
-
-    fn tick(&mut self) {
-        self.bar.inc(1);
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
+        self.output
+            .write(|path| report::write_json(&outcome.rows, path), |path| fanout::plot::draw(&outcome.rows, path))
     }
 }

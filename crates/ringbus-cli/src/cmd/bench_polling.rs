@@ -2,11 +2,10 @@
 //! a timer that takes what it needs, in the same run; a markdown table on stdout,
 //! optionally JSON and an SVG plot.
 
-use super::bench::{run_parent, OutputArgs};
-use anyhow::{Context, Result};
+use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
+use anyhow::Result;
 use ringbus_bench::config::{format_size, parse_size};
 use ringbus_bench::polling::{self, plot, report, PollingConfig, Scenario, MAX_PAYLOAD_BYTES, MIN_PAYLOAD_BYTES};
-use ringbus_bench::WorkerLauncher;
 
 pub const LONG_ABOUT: &str = "\
 Seed 002's figure-1 node: it receives topics and processes them in a 10 Hz timer that
@@ -56,6 +55,10 @@ Examples:
   ringbus bench polling                              # 5 s windows, 3 runs each (about 65 s)
   ringbus bench polling --scenario scaled --size 4KiB --duration 10 --json polling.json --plot polling.svg";
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str = "1 s windows, one run each (unless --duration or --repeat say otherwise): about 5 s; \
+    too short for steady CPU figures, enough to check it all works. Example: --quick";
+
 const DURATION_S: f64 = 5.0;
 const QUICK_DURATION_S: f64 = 1.0;
 const REPEAT: u32 = 3;
@@ -89,7 +92,7 @@ fn parse_payload(s: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(after_help = AFTER_HELP, mut_arg("quick", |a| a.help(QUICK_HELP)))]
 pub struct PollingArgs {
     /// Scenarios to measure, comma-separated (see above). Example: --scenario figure-1
     #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "figure-1,scaled")]
@@ -109,43 +112,25 @@ pub struct PollingArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 1 s windows, one run each (unless --duration or --repeat say otherwise): about 5 s;
-    /// too short for steady CPU figures, enough to check it all works. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
 impl PollingArgs {
     fn config(&self) -> Result<PollingConfig> {
-        let mut scenarios = Vec::new();
-        for &s in &self.scenario {
-            if !scenarios.contains(&s) {
-                scenarios.push(s);
-            }
-        }
-        let seconds = self.duration.unwrap_or(if self.quick { QUICK_DURATION_S } else { DURATION_S });
-        let program = std::env::current_exe().context("cannot find this executable to start the subscriber")?;
+        let seconds = self.duration.unwrap_or(if self.output.quick { QUICK_DURATION_S } else { DURATION_S });
         Ok(PollingConfig {
-            scenarios,
+            scenarios: dedup(&self.scenario),
             payload_bytes: self.size,
             duration_ns: (seconds * 1e9) as u64,
-            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             dir: run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the subscriber")?,
         })
     }
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(polling::plan(&config).len());
-        let rows = polling::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        println!("## ringbus bench polling\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let rows = super::bench::measure(false, |bar| polling::run(&config, bar))?;
+        super::bench::print_header("polling");
         let backend = rows.first().map_or("?", |r| r.backend.as_str());
         println!(
             "- {} s windows, payload {}, timer {} Hz, median of {} run(s); one subscriber process \
@@ -164,7 +149,7 @@ impl PollingArgs {
             println!();
             print!("{ratios}");
         }
-        self.output.write(|path| report::write_json(&rows, path), |path| plot::draw(&rows, path))
+        self.output.write(|path| ringbus_bench::report::write_json(&rows, path), |path| plot::draw(&rows, path))
     }
 }
 

@@ -4,7 +4,7 @@
 //! JSON and an SVG plot.
 
 use super::bench::OutputArgs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use ringbus_bench::route::{self, plot, report, RouteConfig};
 
 pub const LONG_ABOUT: &str = "\
@@ -42,8 +42,16 @@ Examples:
   ringbus bench route                              # 5 runs each, 2000000 frames per thread
   ringbus bench route --threads 2 --repeat 9 --json route.json --plot route.svg";
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str =
+    "200000 frames, one run each, 100000 UDP frames: a few seconds; enough to check it works, too \
+    short for figures to quote. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct RouteBenchArgs {
     /// Frames routed per thread, metric and run [default: 2000000, --quick: 200000]. Example: --frames 5000000
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1000..=1_000_000_000))]
@@ -67,16 +75,11 @@ pub struct RouteBenchArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 200000 frames, one run each, 100000 UDP frames: a few seconds; enough to check it
-    /// works, too short for figures to quote. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
 impl RouteBenchArgs {
     pub fn run(self) -> Result<()> {
-        let q = self.quick;
+        let q = self.output.quick;
         let config = RouteConfig {
             frames: self.frames.unwrap_or(if q { 200_000 } else { 2_000_000 }),
             repeat: self.repeat.unwrap_or(if q { 1 } else { 5 }),
@@ -84,14 +87,8 @@ impl RouteBenchArgs {
             threads: self.threads.clone(),
             udp_frames: self.udp_frames.unwrap_or(if q { 100_000 } else { 1_000_000 }),
         };
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(route::plan(&config).len());
-        let result = route::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let (rows, udp) = result?;
-        println!("## ringbus bench route\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let (rows, udp) = super::bench::measure(false, |bar| route::run(&config, bar))?;
+        super::bench::print_header("route");
         println!(
             "- {} frames per thread, metric and run; {} links besides the sources; median of {} run(s), \
              lockfree and mutex alternating\n",

@@ -2,10 +2,9 @@
 //! pipe and through a ringbus Semaphore, in the same run; a markdown table on stdout,
 //! optionally JSON and an SVG plot.
 
-use anyhow::{bail, Context, Result};
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
 use ringbus_bench::tokens::{self, report, Mechanism, TokensConfig, MAX_TOKENS, MAX_WORKERS};
-use ringbus_bench::WorkerLauncher;
-use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
 The build-tool case: P worker processes (this binary re-executed) share T job tokens and
@@ -59,8 +58,21 @@ fn parse_workers(s: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// The shared options (`OutputArgs`), worded for this command.
+const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json tokens.json";
+const PLOT_HELP: &str =
+    "Also draw system CPU, wall time and context switches per job vs workers as SVG. Example: --plot tokens.svg";
+const QUICK_HELP: &str =
+    "8 and 16 workers, 400 jobs, one run each (unless --workers, --jobs or --repeat say otherwise): \
+    about a second; too short for steady CPU figures, enough to check it all works. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("json", |a| a.help(JSON_HELP)),
+    mut_arg("plot", |a| a.help(PLOT_HELP)),
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct TokensArgs {
     /// Worker process counts to sweep, comma-separated, each 1 to 1024 [default: 8,16,32; --quick: 8,16]. Example: --workers 8,64
     #[arg(long, value_name = "P,..", value_delimiter = ',', value_parser = parse_workers)]
@@ -86,54 +98,37 @@ pub struct TokensArgs {
     #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "pipe,semaphore")]
     mechanisms: Vec<Mechanism>,
 
-    /// Also write the rows as a JSON array to FILE. Example: --json tokens.json
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Also draw system CPU, wall time and context switches per job vs workers as SVG. Example: --plot tokens.svg
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-
-    /// 8 and 16 workers, 400 jobs, one run each (unless --workers, --jobs or --repeat say otherwise):
-    /// about a second; too short for steady CPU figures, enough to check it all works. Example: --quick
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 impl TokensArgs {
     fn config(&self) -> Result<TokensConfig> {
-        let workers = match (&self.workers[..], self.quick) {
+        let workers = match (&self.workers[..], self.output.quick) {
             ([], true) => QUICK_WORKERS.to_vec(),
             ([], false) => vec![8, 16, 32],
             (given, _) => dedup(given),
         };
-        let jobs = self.jobs.unwrap_or(if self.quick { QUICK_JOBS } else { JOBS });
+        let jobs = self.jobs.unwrap_or(if self.output.quick { QUICK_JOBS } else { JOBS });
         if !(1..=100_000_000).contains(&jobs) {
             bail!("--jobs {jobs}: must be 1 to 100000000");
         }
-        let program = std::env::current_exe().context("cannot find this executable to start worker processes")?;
         Ok(TokensConfig {
             workers,
             mechanisms: dedup(&self.mechanisms),
             tokens: self.tokens,
             jobs,
             job_us: self.job_us,
-            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             dir: super::bench::run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("worker processes")?,
         })
     }
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(tokens::plan(&config).len());
-        let rows = tokens::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        println!("## ringbus bench tokens\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let rows = super::bench::measure(false, |bar| tokens::run(&config, bar))?;
+        super::bench::print_header("tokens");
         println!(
             "- {} jobs of {} µs per run, {} tokens; CPU and context switches summed over the workers; \
              median of {} run(s)",
@@ -148,22 +143,6 @@ impl TokensArgs {
             println!();
             print!("{}", report::ratios(&rows));
         }
-        super::bench::write_outputs(
-            self.json.as_deref(),
-            self.plot.as_deref(),
-            |path| report::write_json(&rows, path),
-            |path| tokens::plot::draw(&rows, path),
-        )
+        self.output.write(|path| ringbus_bench::report::write_json(&rows, path), |path| tokens::plot::draw(&rows, path))
     }
-}
-
-/// `v` without repeats, in its order.
-fn dedup<T: PartialEq + Copy>(v: &[T]) -> Vec<T> {
-    let mut out = Vec::new();
-    for &x in v {
-        if !out.contains(&x) {
-            out.push(x);
-        }
-    }
-    out
 }

@@ -1,12 +1,9 @@
 //! `ringbus bench wake`: wake latency and waiter CPU per wake for every WaitSet backend
 //! in the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use super::bench::{dedup, worker_launcher, OutputArgs};
+use anyhow::{bail, Result};
 use ringbus_bench::wake::{self, plot, report, WakeBackend, WakeConfig, MAX_COUNT};
-use ringbus_bench::WorkerLauncher;
-use std::io::IsTerminal;
-use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
 What multiplexing costs: how long a wake takes to reach a process asleep in a ringbus
@@ -55,8 +52,18 @@ Examples:
 /// Quick mode: enough wakes for a stable median, the four backends in about 1.5 seconds.
 const QUICK_COUNT: u64 = 300;
 
+/// The shared options (`OutputArgs`), worded for this command.
+const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json wake.json";
+const PLOT_HELP: &str = "Also draw wake latency p50 and p99 per backend as an SVG bar chart. Example: --plot wake.svg";
+const QUICK_HELP: &str = "300 wakes per backend (unless --count says otherwise): about 1.5 seconds. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("json", |a| a.help(JSON_HELP)),
+    mut_arg("plot", |a| a.help(PLOT_HELP)),
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
 pub struct WakeArgs {
     /// Backends to measure, comma-separated (see above). Example: --backends futex,io_uring
     #[arg(long, value_name = "NAME,..", value_delimiter = ',', default_value = "futex,futex_waitv,io_uring,epoll")]
@@ -78,17 +85,8 @@ pub struct WakeArgs {
     #[arg(long, value_name = "W,S", value_parser = parse_cpus)]
     cpus: Option<(u32, u32)>,
 
-    /// Also write the rows as a JSON array to FILE. Example: --json wake.json
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-
-    /// Also draw wake latency p50 and p99 per backend as an SVG bar chart. Example: --plot wake.svg
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-
-    /// 300 wakes per backend (unless --count says otherwise): about 1.5 seconds. Example: --quick
-    #[arg(long)]
-    quick: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Parses `W,S`: two CPU numbers.
@@ -101,41 +99,28 @@ impl WakeArgs {
         if !(self.rate.is_finite() && (1.0..=10_000.0).contains(&self.rate)) {
             bail!("--rate {}: must be 1 to 10000 Hz", self.rate);
         }
-        let count = self.count.unwrap_or(if self.quick { QUICK_COUNT } else { 2000 });
+        let count = self.count.unwrap_or(if self.output.quick { QUICK_COUNT } else { 2000 });
         if !(1..=MAX_COUNT).contains(&count) {
             bail!("--count {count}: must be 1 to {MAX_COUNT}");
         }
         if self.warmup > 100_000 {
             bail!("--warmup {}: must be at most 100000", self.warmup);
         }
-        let mut backends = Vec::new();
-        for &b in &self.backends {
-            if !backends.contains(&b) {
-                backends.push(b);
-            }
-        }
-        let program = std::env::current_exe().context("cannot find this executable to start the waiter process")?;
         Ok(WakeConfig {
-            backends,
+            backends: dedup(&self.backends),
             count,
             warmup: self.warmup,
             rate_hz: self.rate,
             cpus: self.cpus,
             dir: super::bench::run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the waiter process")?,
         })
     }
 
     pub fn run(self) -> Result<()> {
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = Bar::new();
-        let outcome = wake::run(&config, &mut bar);
-        bar.bar.finish_and_clear();
-        let outcome = outcome?;
-        println!("## ringbus bench wake\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let outcome = super::bench::measure(true, |bar| wake::run(&config, bar))?;
+        super::bench::print_header("wake");
         let placement = match config.cpus {
             Some((w, s)) => format!("waker pinned to CPU {w}, waiter to CPU {s}"),
             None => "waker and waiter unpinned".into(),
@@ -155,42 +140,9 @@ impl WakeArgs {
         for (b, why) in &outcome.skipped {
             println!("\nskipped {b}: {why}");
         }
-        super::bench::write_outputs(
-            self.json.as_deref(),
-            self.plot.as_deref(),
-            |path| report::write_json(&outcome.rows, path),
+        self.output.write(
+            |path| ringbus_bench::report::write_json(&outcome.rows, path),
             |path| plot::draw(&outcome.rows, path),
         )
-    }
-}
-
-/// The progress bar on stderr (hidden when stderr is not a terminal).
-struct Bar {
-    bar: ProgressBar,
-}
-
-impl Bar {
-    fn new() -> Bar {
-        let bar = if std::io::stderr().is_terminal() { ProgressBar::new(0) } else { ProgressBar::hidden() };
-        let style = ProgressStyle::with_template("[{elapsed_precise}] {bar:30} {percent:>3}% {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
-        bar.set_style(style);
-        Bar { bar }
-    }
-}
-
-impl wake::Progress for Bar {
-    fn start(&mut self, wakes: u64) {
-        self.bar.set_length(wakes);
-        self.bar.set_message("wakes");
-    }
-
-    fn tick(&mut self) {
-        self.bar.inc(1);
-    }
-
-    fn note(&mut self, text: &str) {
-        self.bar.suspend(|| eprintln!("{text}"));
     }
 }

@@ -9,6 +9,6 @@ pub struct BenchWorkerArgs {
 
 impl BenchWorkerArgs {
     pub fn run(self) -> anyhow::Result<()> {
-        ringbus_bench::worker::run(&self.spec)
+        ringbus_bench::worker_main::run(&self.spec)
     }
 }

@@ -3,7 +3,7 @@
 mod bench;
 mod bench_fanout;
 mod bench_polling;
-mod bench_ring;
+mod bench_queue;
 mod bench_route;
 mod bench_tokens;
 mod bench_wake;

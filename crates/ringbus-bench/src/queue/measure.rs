@@ -5,13 +5,13 @@
 //! Either way the producer thread does the timing and the calling thread only waits.
 
 use super::command::{Checker, Command};
+use super::consumer::ConsumerSpec;
 use super::drive::{consume, produce, spin_until, Pushed};
 use super::endpoints::{SharedQueue, Sink, Source};
-use super::worker::RingWorkerSpec;
-use super::{RingConfig, Run, Variant, QUEUE, READY_LATCH, START_LATCH};
+use super::{Point, QueueConfig, Variant, QUEUE, READY_LATCH, START_LATCH};
+use crate::launch::{Launch, Workers};
 use crate::wake::waiter::pin_this_thread;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{anyhow, bail, Context, Result};
 use ringbus::{Latch, Node, Root};
 use std::path::Path;
@@ -25,19 +25,18 @@ const EXIT_LIMIT: Duration = Duration::from_secs(30);
 
 /// What one run measured.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Measurement {
-    pub run: Run,
-    pub pushed: Pushed,
-    pub consumed: Checker,
+pub struct Measurement {
+    pub(crate) pushed: Pushed,
+    pub(crate) consumed: Checker,
 }
 
 /// Runs `run` in `dir` (a fresh directory, removed afterwards by the caller), and checks it.
-pub(crate) fn measure(run: &Run, config: &RingConfig, dir: &Path) -> Result<Measurement> {
+pub(crate) fn measure(run: &Point, config: &QueueConfig, dir: &Path) -> Result<Measurement> {
     let capacity = config.capacity;
     let (pushed, consumed) = match run.variant {
         v if v.cross_process() => cross_process(run, config, dir)?,
         Variant::CachedInprocess | Variant::PollingInprocess => {
-            let node = Node::with_root("ring-bench", dir).context("cannot create the bench's node")?;
+            let node = Node::with_root("queue-bench", dir).context("cannot create the bench's node")?;
             let wake = run.variant.wake().unwrap_or_default();
             let queue = || node.queue::<Command>(QUEUE).capacity(capacity).spsc().wake(wake);
             let consumer = queue().consumer().context("cannot open the queue as its consumer")?;
@@ -56,7 +55,7 @@ pub(crate) fn measure(run: &Run, config: &RingConfig, dir: &Path) -> Result<Meas
     };
     consumed.verify(config.warmup + config.commands)?;
     check_head_reads(run.variant, &pushed)?;
-    Ok(Measurement { run: *run, pushed, consumed })
+    Ok(Measurement { pushed, consumed })
 }
 
 /// What the run-time switch promises, whatever the machine's speed: without the cache
@@ -83,10 +82,10 @@ pub(crate) fn check_head_reads(variant: Variant, pushed: &Pushed) -> Result<()> 
     }
 }
 
-fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, Checker)> {
+fn cross_process(run: &Point, config: &QueueConfig, dir: &Path) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
-    let node = Node::with_root("ring-producer", dir).context("cannot create the bench's node")?;
+    let node = Node::with_root("queue-producer", dir).context("cannot create the bench's node")?;
     let mut producer = node
         .queue::<Command>(QUEUE)
         .capacity(config.capacity)
@@ -98,16 +97,15 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
     let ready = Latch::open(&root, READY_LATCH).context("cannot create the ready latch")?;
     let start = Latch::open(&root, START_LATCH).context("cannot create the start latch")?;
     let result = dir.join("consumer.json");
-    let spec = RingWorkerSpec {
+    let spec = ConsumerSpec {
         root: dir.to_path_buf(),
         queue: QUEUE.into(),
         capacity: config.capacity,
         total: config.warmup + config.commands,
         cpu: consumer_cpu,
         result: result.clone(),
-        parent_pid: std::process::id(),
     };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::Ring(spec))?, inherit: vec![] };
+    let launch = Launch::new(WorkerJob::QueueConsumer(spec), vec![])?;
     let mut workers = Workers::spawn(&config.worker, "consumer", vec![launch])?;
     let hint = "the machine may be overloaded";
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, READY_LIMIT, hint)?;
@@ -129,7 +127,7 @@ fn cross_process(run: &Run, config: &RingConfig, dir: &Path) -> Result<(Pushed, 
         thread.join().map_err(|_| anyhow!("the producer thread panicked"))?
     })?;
     workers.wait_exit(EXIT_LIMIT, "it had been sent every command; the machine may be overloaded")?;
-    let consumed: Checker = crate::worker::read_result(&result, "consumer")?;
+    let consumed: Checker = crate::worker_main::read_result(&result, "consumer")?;
     ready.unlink();
     start.unlink();
     Ok((pushed, consumed))
@@ -145,8 +143,8 @@ const PRODUCER_FAILED: u8 = 2;
 fn in_process<S: Sink, R: Source>(
     mut sink: S,
     mut source: R,
-    run: &Run,
-    config: &RingConfig,
+    run: &Point,
+    config: &QueueConfig,
 ) -> Result<(Pushed, Checker)> {
     let (producer_cpu, consumer_cpu) = config.cpus;
     let (ready, go, failed) = (AtomicBool::new(false), AtomicBool::new(false), AtomicU8::new(0));
@@ -216,7 +214,7 @@ mod tests {
 
     #[test]
     fn an_in_process_run_reports_the_thread_that_failed_first() {
-        let config = RingConfig {
+        let config = QueueConfig {
             variants: vec![Variant::ArrayQueue],
             batches: vec![1],
             capacity: 16,
@@ -227,7 +225,7 @@ mod tests {
             dir: std::path::PathBuf::new(),
             worker: crate::config::WorkerLauncher { program: std::path::PathBuf::new(), args: vec![] },
         };
-        let run = Run { variant: Variant::ArrayQueue, batch: 1, repetition: 0 };
+        let run = Point { variant: Variant::ArrayQueue, batch: 1 };
         let queue = SharedQueue::new(16);
         let err = format!("{:#}", in_process(queue.clone(), queue, &run, &config).unwrap_err());
         assert!(err.starts_with("consumer thread: CPU 5000"), "{err}");

@@ -15,37 +15,36 @@
 //! then the subscribers exit after the last message and their results file is read.
 //!
 //! With `repeat` > 1 the whole list of scenarios runs again, pass after pass, every other
-//! pass backwards (`pass_order`); ratios are taken within a pass and each scenario's
-//! passes are summed up by `stats::combine`.
+//! pass backwards (see [`Bench::plan`] below); each scenario's passes are summed up by
+//! `row::combine`, and its ratios paired within a pass (`row::fill_ratios`).
+
+pub mod plot;
+pub mod report;
+mod results;
+mod row;
+pub(crate) mod subscriber;
+
+pub use row::Row;
 
 use crate::config::{FanoutConfig, Scenario};
+use crate::driver::{self, Bench, Passes, Progress};
 use crate::interrupt;
-use crate::results::ResultsFile;
-use crate::rundir::{RunDir, SHM};
-use crate::runs;
-use crate::stats::{self, PublishSamples, Row};
-use crate::transports::{self, Fanout, Skip};
-use crate::worker::{WorkerJob, WorkerSpec};
-use crate::workers::{Launch, Workers};
+use crate::launch::{Launch, Workers};
+use crate::rundir::SHM;
+use crate::transports::{self, Fanout};
+use crate::worker_main::WorkerJob;
 use anyhow::Result;
+use results::ResultsFile;
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
+use row::PublishSamples;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use subscriber::SubscriberSpec;
 
 /// How long subscribers get to start and settle.
 const READY_LIMIT: Duration = Duration::from_secs(30);
 /// How long subscribers get to receive the last message once it is published.
 const EXIT_LIMIT: Duration = Duration::from_secs(30);
-
-/// What the bench tells the user while it runs.
-pub trait Progress {
-    /// Scenario `index` of `total` starts; it will publish `ticks` ticks.
-    fn scenario(&mut self, index: usize, total: usize, scenario: &Scenario, ticks: u64);
-    /// One tick was published.
-    fn tick(&mut self);
-    /// A warning or a skipped row, with the reason.
-    fn note(&mut self, text: &str);
-}
 
 /// The rows measured, and what could not be.
 #[derive(Debug, Default)]
@@ -58,75 +57,73 @@ pub struct Outcome {
 
 /// Runs every scenario of `config` in turn, in `config.repeat` passes.
 pub fn run(config: &FanoutConfig, progress: &mut dyn Progress) -> Result<Outcome> {
-    let run_dir = RunDir::create(Path::new(SHM), &mut |text| progress.note(text))?;
-    let mut outcome = Outcome::default();
-    let counter = match SyscallCounter::for_this_thread() {
-        Ok(c) => Some(c),
-        Err(e) => {
-            progress.note(&format!("warning: system calls will not be counted (reported as n/a): {e}"));
-            outcome.syscalls_unavailable = Some(e.to_string());
-            None
-        }
-    };
-    // Per scenario, its row of each pass, ratios filled within the pass.
-    let mut measured: Vec<Vec<Row>> = vec![Vec::new(); config.scenarios.len()];
-    for repetition in 0..config.repeat as usize {
-        let (scenarios, mut rows): (Vec<usize>, Vec<Row>) =
-            run_pass(config, repetition, &run_dir, counter.as_ref(), &mut outcome, progress)?.into_iter().unzip();
-        stats::fill_ratios(&mut rows);
-        for (k, row) in scenarios.into_iter().zip(rows) {
-            measured[k].push(row);
-        }
-    }
-    run_dir.close()?;
-    outcome.rows = measured.iter().filter(|m| !m.is_empty()).map(|m| stats::combine(m)).collect();
-    Ok(outcome)
+    let mut bench = FanoutBench { config, counter: None, syscalls_unavailable: None, runs: 0 };
+    let outcome = driver::run(&mut bench, progress)?;
+    Ok(Outcome { rows: outcome.rows, skipped: outcome.skipped, syscalls_unavailable: bench.syscalls_unavailable })
 }
 
-/// Runs pass `repetition` of every scenario not skipped yet (a skip is recorded in
-/// `outcome`); returns the rows measured, each with the index of its scenario.
-fn run_pass(
-    config: &FanoutConfig,
-    repetition: usize,
-    run_dir: &RunDir,
-    counter: Option<&SyscallCounter>,
-    outcome: &mut Outcome,
-    progress: &mut dyn Progress,
-) -> Result<Vec<(usize, Row)>> {
-    let n = config.scenarios.len();
-    let mut rows = Vec::new();
-    for (step, k) in pass_order(n, repetition).enumerate() {
-        let s = &config.scenarios[k];
-        interrupt::check()?;
-        if outcome.skipped.iter().any(|(skipped, _)| skipped == s) {
-            continue;
-        }
-        let index = repetition * n + step;
-        progress.scenario(index, n * config.repeat as usize, s, config.warmup + config.count);
-        let dir = run_dir.path().join(format!("s{index}"));
-        let tag = format!("{}-{index}", std::process::id());
-        match runs::in_fresh_dir(&dir, |dir| run_scenario(s, dir, &tag, config, counter, progress)) {
-            Ok(row) => rows.push((k, row)),
-            Err(e) => match e.downcast::<Skip>() {
-                Ok(skip) => {
-                    progress.note(&format!("skipped {s}: {skip}"));
-                    outcome.skipped.push((*s, skip.0));
-                }
-                Err(e) => return Err(e.context(format!("scenario {s}"))),
-            },
-        }
-    }
-    Ok(rows)
+struct FanoutBench<'a> {
+    config: &'a FanoutConfig,
+    /// This thread's system-call counter, if the machine lets us count.
+    counter: Option<SyscallCounter>,
+    syscalls_unavailable: Option<String>,
+    /// Runs started: makes system-wide names (message queues) unique to a run.
+    runs: usize,
 }
 
-/// The scenarios of pass `repetition` in the order they run: every other pass backwards,
-/// so that a pass starts with the scenario the previous one ended with (no light scenario
-/// right after the heaviest, 128 processes leaving 1 MiB rings behind, which slowed the
-/// first scenario of every pass several-fold), and each pair of transports runs in both
-/// orders. (`runs::alternating`, which the other benches use, reverses only the variants
-/// within each group, so every pass would still start with the lightest group.)
-fn pass_order(n: usize, repetition: usize) -> impl Iterator<Item = usize> {
-    (0..n).map(move |i| if repetition.is_multiple_of(2) { i } else { n - 1 - i })
+impl Bench for FanoutBench<'_> {
+    type Point = Scenario;
+    type Measured = Row;
+    type Row = Row;
+
+    const RUN: &'static str = "scenario";
+
+    fn passes(&self) -> u32 {
+        self.config.repeat
+    }
+
+    /// Every other pass backwards, so that a pass starts with the scenario the previous one
+    /// ended with (no light scenario right after the heaviest, 128 processes leaving 1 MiB
+    /// rings behind, which slowed the first scenario of every pass several-fold), and each
+    /// pair of transports runs in both orders. (The other benches' `driver::alternating`
+    /// reverses only the variants within each group, so every pass would still start with
+    /// the lightest group.)
+    fn plan(&self, pass: u32) -> Vec<Scenario> {
+        driver::backwards_on_odd(pass, &self.config.scenarios)
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(Path::new(SHM))
+    }
+
+    fn ticks(&self) -> u64 {
+        self.config.warmup + self.config.count
+    }
+
+    fn start(&mut self, progress: &mut dyn Progress) -> Result<()> {
+        match SyscallCounter::for_this_thread() {
+            Ok(c) => self.counter = Some(c),
+            Err(e) => {
+                progress.note(&format!("warning: system calls will not be counted (reported as n/a): {e}"));
+                self.syscalls_unavailable = Some(e.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    fn measure(&mut self, s: &Scenario, dir: &Path, progress: &mut dyn Progress) -> Result<Row> {
+        let tag = format!("{}-{}", std::process::id(), self.runs);
+        self.runs += 1;
+        run_scenario(s, dir, &tag, self.config, self.counter.as_ref(), progress)
+    }
+
+    fn rows(&self, measured: &Passes<Scenario, Row>) -> Vec<Row> {
+        measured.rows(|_, passes| row::combine(passes))
+    }
+
+    fn ratios(&self, measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
+        row::fill_ratios(measured, rows);
+    }
 }
 
 fn run_scenario(
@@ -143,14 +140,14 @@ fn run_scenario(
     if handoffs.is_empty() {
         // The idle floor: only the paced publishing loop, nobody to receive.
         let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;
-        return Ok(stats::row(s, config.rate_hz, warmup, all, &samples, None));
+        return Ok(row::row(s, config.rate_hz, warmup, all, &samples, None));
     }
     let results_path = dir.join("results");
     let results = ResultsFile::create(&results_path, s.subs as usize, all)?;
     let mut launches = Vec::with_capacity(handoffs.len());
     let mut child_ends = Vec::new();
     for (i, h) in handoffs.into_iter().enumerate() {
-        let spec = WorkerSpec {
+        let spec = SubscriberSpec {
             index: i as u32,
             subs: s.subs,
             topics: s.topics,
@@ -158,11 +155,9 @@ fn run_scenario(
             transport: s.transport,
             messages,
             results: results_path.clone(),
-            parent_pid: std::process::id(),
             endpoint: h.endpoint,
         };
-        let arg = serde_json::to_string(&WorkerJob::Fanout(spec))?;
-        launches.push(Launch { arg, inherit: h.inherit.into_iter().collect() });
+        launches.push(Launch::new(WorkerJob::Fanout(spec), h.inherit.into_iter().collect())?);
         child_ends.extend(h.child_end);
     }
     let mut workers = Workers::spawn(&config.worker, "subscriber", launches)?;
@@ -174,7 +169,7 @@ fn run_scenario(
     let hint = "they had not received the last message; some messages were lost, \
                 or the machine is overloaded (try a lower --rate)";
     workers.wait_exit(EXIT_LIMIT, hint)?;
-    Ok(stats::row(s, config.rate_hz, warmup, all, &samples, Some(&results)))
+    Ok(row::row(s, config.rate_hz, warmup, all, &samples, Some(&results)))
 }
 
 /// The paced publishing loop; only `publish` sits between t0 and t1.
@@ -216,15 +211,4 @@ fn publish_all(
         progress.tick();
     }
     Ok(samples)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pass_order;
-
-    #[test]
-    fn every_other_pass_runs_backwards_and_starts_where_the_last_one_ended() {
-        let passes: Vec<Vec<usize>> = (0..3).map(|r| pass_order(4, r).collect()).collect();
-        assert_eq!(passes, [vec![0, 1, 2, 3], vec![3, 2, 1, 0], vec![0, 1, 2, 3]]);
-    }
 }

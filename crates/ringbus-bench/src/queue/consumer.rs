@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 /// Everything the consumer process needs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct RingWorkerSpec {
+pub(crate) struct ConsumerSpec {
     /// The run's ringbus root (queue, latches).
     pub root: PathBuf,
     pub queue: String,
@@ -24,15 +24,13 @@ pub(crate) struct RingWorkerSpec {
     pub cpu: u32,
     /// Where to write the [`Checker`](super::command::Checker).
     pub result: PathBuf,
-    pub parent_pid: u32,
 }
 
 /// Runs the consumer process.
-pub(crate) fn run(spec: &RingWorkerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
+pub(crate) fn run(spec: &ConsumerSpec) -> Result<()> {
     pin_this_thread(spec.cpu)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
-    let node = Node::with_root("ring-consumer", &spec.root).context("cannot create the consumer's node")?;
+    let node = Node::with_root("queue-consumer", &spec.root).context("cannot create the consumer's node")?;
     let mut consumer = node
         .queue::<Command>(&spec.queue)
         .capacity(spec.capacity)
@@ -45,5 +43,5 @@ pub(crate) fn run(spec: &RingWorkerSpec) -> Result<()> {
     // Spinning, not sleeping: the consumer is on its CPU when the first command comes.
     spin_until("waiting for the start", || start.is_set(), &|| false)?;
     let checker = consume(&mut consumer, spec.total, &|| false)?;
-    crate::worker::write_result(&spec.result, &checker)
+    crate::worker_main::write_result(&spec.result, &checker)
 }

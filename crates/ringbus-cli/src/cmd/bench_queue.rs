@@ -1,12 +1,11 @@
-//! `ringbus bench ring`: seed 001's command ring — ns per pushed command with the consumer
-//! position cached and uncached, with rtrb and ArrayQueue as anchors, in the same run; a
-//! markdown table on stdout, optionally JSON and an SVG plot.
+//! `ringbus bench queue` (alias `ring`): seed 001's command queue — ns per pushed command
+//! with the consumer position cached and uncached, with rtrb and ArrayQueue as anchors, in
+//! the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
-use super::bench::{run_parent, OutputArgs};
+use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
 use super::output::Failure;
-use anyhow::{Context, Result};
-use ringbus_bench::cmdring::{self, plot, report, service, RingConfig, Variant, COMMAND_BYTES, POP_BATCH};
-use ringbus_bench::WorkerLauncher;
+use anyhow::Result;
+use ringbus_bench::queue::{self, plot, report, service, QueueConfig, Variant, COMMAND_BYTES, POP_BATCH};
 
 pub const LONG_ABOUT: &str = "\
 Seed 001's command ring: what pushing one fixed-size command (a 32-byte #[repr(C)] struct)
@@ -66,9 +65,9 @@ removed at the end (also on error or Ctrl-C; one left by a killed run is removed
 
 const AFTER_HELP: &str = "\
 Examples:
-  ringbus bench ring --quick                 # 8 variants x batches 1,8,64, 200000 commands, 1 run each
-  ringbus bench ring                         # 2000000 commands, 11 runs each (about a minute)
-  ringbus bench ring --cpus 2,3 --batch 1 --variants cached,uncached --json ring.json --plot ring.svg";
+  ringbus bench queue --quick                # 8 variants x batches 1,8,64, 200000 commands, 1 run each
+  ringbus bench queue                        # 2000000 commands, 11 runs each (about a minute)
+  ringbus bench queue --cpus 2,3 --batch 1 --variants cached,uncached --json queue.json --plot queue.svg";
 
 const COMMANDS: u64 = 2_000_000;
 const QUICK_COMMANDS: u64 = 200_000;
@@ -84,7 +83,7 @@ const MAX_WARMUP: u64 = 100_000;
 fn parse_batch(s: &str) -> Result<u32, String> {
     let bounds = || format!("batch {s:?}: must be 1 to the ring's capacity, e.g. 1,8,64");
     let b: u32 = s.trim().parse().map_err(|_| bounds())?;
-    if !(1..=cmdring::MAX_CAPACITY).contains(&b) {
+    if !(1..=queue::MAX_CAPACITY).contains(&b) {
         return Err(bounds());
     }
     Ok(b)
@@ -92,7 +91,7 @@ fn parse_batch(s: &str) -> Result<u32, String> {
 
 /// Parses a capacity: a power of two that a ringbus queue accepts.
 fn parse_capacity(s: &str) -> Result<u32, String> {
-    let (lo, hi) = (cmdring::MIN_CAPACITY, cmdring::MAX_CAPACITY);
+    let (lo, hi) = (queue::MIN_CAPACITY, queue::MAX_CAPACITY);
     let bounds = || format!("capacity {s:?}: must be a power of two from {lo} to {hi}, e.g. 1024");
     let c: u32 = s.trim().parse().map_err(|_| bounds())?;
     if !c.is_power_of_two() || !(lo..=hi).contains(&c) {
@@ -114,9 +113,16 @@ fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
     Ok((p, c))
 }
 
+/// The shared options (`OutputArgs`), worded for this command.
+const QUICK_HELP: &str = "200000 commands, one run each (unless --commands or --repeat say otherwise): a few seconds; \
+    enough to check it all works, too short for figures to quote. Example: --quick";
+
 #[derive(Debug, clap::Args)]
-#[command(after_help = AFTER_HELP)]
-pub struct RingArgs {
+#[command(
+    after_help = AFTER_HELP,
+    mut_arg("quick", |a| a.help(QUICK_HELP))
+)]
+pub struct QueueArgs {
     /// Variants to measure, comma-separated (see above). Example: --variants cached,uncached
     #[arg(
         long,
@@ -152,62 +158,41 @@ pub struct RingArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-
-    /// 200000 commands, one run each (unless --commands or --repeat say otherwise): a few
-    /// seconds; enough to check it all works, too short for figures to quote. Example: --quick
-    #[arg(long)]
-    quick: bool,
 }
 
-impl RingArgs {
-    fn config(&self) -> Result<RingConfig> {
-        let mut variants = Vec::new();
-        for &v in &self.variants {
-            if !variants.contains(&v) {
-                variants.push(v);
-            }
+impl QueueArgs {
+    fn config(&self) -> Result<QueueConfig> {
+        if let Some(b) = self.batch.iter().find(|&&b| b > self.capacity) {
+            let why = format!("--batch {b}: larger than the ring (--capacity {}); use 1 to {0}", self.capacity);
+            return Err(Failure::Usage(why).into());
         }
-        let mut batches = Vec::new();
-        for &b in &self.batch {
-            if b > self.capacity {
-                let why = format!("--batch {b}: larger than the ring (--capacity {}); use 1 to {0}", self.capacity);
-                return Err(Failure::Usage(why).into());
-            }
-            if !batches.contains(&b) {
-                batches.push(b);
-            }
-        }
-        let commands = self.commands.unwrap_or(if self.quick { QUICK_COMMANDS } else { COMMANDS });
-        let program = std::env::current_exe().context("cannot find this executable to start the consumer process")?;
-        Ok(RingConfig {
-            variants,
-            batches,
+        let commands = self.commands.unwrap_or(if self.output.quick { QUICK_COMMANDS } else { COMMANDS });
+        Ok(QueueConfig {
+            variants: dedup(&self.variants),
+            batches: dedup(&self.batch),
             capacity: self.capacity,
             commands,
             warmup: (commands / WARMUP_DIVISOR).min(MAX_WARMUP),
-            repeat: self.repeat.unwrap_or(if self.quick { 1 } else { REPEAT }),
+            repeat: self.repeat.unwrap_or(if self.output.quick { 1 } else { REPEAT }),
             cpus: self.cpus,
             dir: run_parent()?,
-            worker: WorkerLauncher { program, args: vec!["bench-worker".into()] },
+            worker: worker_launcher("the consumer process")?,
         })
     }
 
     pub fn run(self) -> Result<()> {
+        use ringbus_bench::driver::Progress as _;
         let config = self.config()?;
-        ringbus_bench::interrupt::install().context("cannot install the Ctrl-C handler")?;
-        let mut bar = super::bench::RunsBar::new(cmdring::plan(&config).len());
-        let rows = cmdring::run(&config, &mut bar);
-        let calls = self.calls.unwrap_or(if self.quick { QUICK_CALLS } else { CALLS });
-        let service = match (&rows, calls) {
-            (Ok(_), 1..) => Some(service::run(&config, calls, &mut |text| bar.bar.suspend(|| eprintln!("{text}")))),
-            _ => None,
-        };
-        bar.bar.finish_and_clear();
-        let rows = rows?;
-        let service = service.transpose()?;
-        println!("## ringbus bench ring\n");
-        println!("- machine: {}", ringbus_bench::report::Machine::this());
-        println!("- command: `{}`", ringbus_bench::report::command_line());
+        let calls = self.calls.unwrap_or(if self.output.quick { QUICK_CALLS } else { CALLS });
+        let (rows, service) = super::bench::measure(false, |bar| {
+            let rows = queue::run(&config, bar)?;
+            let service = match calls {
+                0 => None,
+                _ => Some(service::run(&config, calls, &mut |text| bar.note(text))?),
+            };
+            Ok((rows, service))
+        })?;
+        super::bench::print_header("queue");
         println!(
             "- {} measured commands of {COMMAND_BYTES} B per run after {} unmeasured, ring capacity {}, median of {} run(s); \
              producer pinned to CPU {}, consumer to CPU {}, popping up to {POP_BATCH} per call, never sleeping",
@@ -236,7 +221,6 @@ impl RingArgs {
                 config.cpus.1,
                 row.calls / 10
             );
-            println!("| what | calls | p50 | p99 | max |\n|---|--:|--:|--:|--:|");
             print!("{}", service::markdown(row));
         }
         self.output.write(|path| report::write_json(&rows, service.as_ref(), path), |path| plot::draw(&rows, path))

@@ -1,10 +1,11 @@
-//! The bench's handle on its worker processes (fan-out subscribers, token workers):
-//! starts them, waits until they are ready or done (bounded, noticing any that died), and
-//! kills and reaps every one still running when dropped — on every exit path, errors
-//! included.
+//! Launching worker processes, the bench's side (what runs inside one is
+//! [`crate::worker_main`]): starts them, waits until they are ready or done (bounded,
+//! noticing any that died), and kills and reaps every one still running when dropped — on
+//! every exit path, errors included.
 
 use crate::config::WorkerLauncher;
 use crate::interrupt;
+use crate::worker_main::WorkerJob;
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::os::fd::RawFd;
@@ -15,11 +16,18 @@ use std::time::{Duration, Instant};
 /// How to start one worker process.
 #[derive(Debug)]
 pub(crate) struct Launch {
-    /// The spec handed to [`crate::worker::run`] (JSON of a [`crate::worker::WorkerJob`]).
+    /// The spec handed to [`crate::worker_main::run`].
     pub arg: String,
     /// Fds that this child alone keeps across exec (their close-on-exec flag is cleared
     /// in the child only).
     pub inherit: Vec<RawFd>,
+}
+
+impl Launch {
+    /// A process for `job`, keeping `inherit` across exec.
+    pub(crate) fn new(job: WorkerJob, inherit: Vec<RawFd>) -> Result<Launch> {
+        Ok(Launch { arg: job.into_arg()?, inherit })
+    }
 }
 
 #[derive(Debug)]

@@ -4,12 +4,13 @@
 //! sleeps on its request doorbell between calls, so a round trip includes two wake-ups
 //! across processes — what a real request costs, not a spinning best case.
 
-use super::{RingConfig, READY_LATCH};
+use super::{QueueConfig, READY_LATCH};
+use crate::launch::{Launch, Workers};
+use crate::report::Table;
 use crate::rundir::RunDir;
 use crate::stats;
 use crate::wake::waiter::pin_this_thread;
-use crate::worker::WorkerJob;
-use crate::workers::{Launch, Workers};
+use crate::worker_main::WorkerJob;
 use anyhow::{ensure, Context, Result};
 use hdrhistogram::Histogram;
 use ringbus::diagnostics::monotonic_ns;
@@ -36,15 +37,13 @@ pub struct ServiceRow {
 pub(crate) struct ServerSpec {
     pub root: PathBuf,
     pub cpu: u32,
-    pub parent_pid: u32,
 }
 
 /// The server process: answers until the bench kills it.
 pub(crate) fn serve(spec: &ServerSpec) -> Result<()> {
-    crate::worker::die_with_parent(spec.parent_pid)?;
     pin_this_thread(spec.cpu)?;
     let root = Root::open(&spec.root).context("cannot open the bench's ringbus root")?;
-    let node = Node::with_root("ring-server", &spec.root).context("cannot create the server's node")?;
+    let node = Node::with_root("queue-server", &spec.root).context("cannot create the server's node")?;
     let mut server = Server::<u64, u64>::new(&node, SERVICE, 64).context("cannot serve the bench's service")?;
     Latch::open(&root, READY_LATCH)?.set();
     loop {
@@ -54,7 +53,7 @@ pub(crate) fn serve(spec: &ServerSpec) -> Result<()> {
 
 /// Measures `calls` round trips (after a tenth as many unmeasured) in a run directory of
 /// its own under `config.dir`, on `config.cpus`.
-pub fn run(config: &RingConfig, calls: u64, note: &mut dyn FnMut(&str)) -> Result<ServiceRow> {
+pub fn run(config: &QueueConfig, calls: u64, note: &mut dyn FnMut(&str)) -> Result<ServiceRow> {
     ensure!(calls > 0, "no calls to measure");
     let run_dir = RunDir::create(&config.dir, note)?;
     let row = measure(run_dir.path(), config, calls / 10, calls)?;
@@ -62,12 +61,12 @@ pub fn run(config: &RingConfig, calls: u64, note: &mut dyn FnMut(&str)) -> Resul
     Ok(row)
 }
 
-fn measure(dir: &Path, config: &RingConfig, warmup: u64, calls: u64) -> Result<ServiceRow> {
+fn measure(dir: &Path, config: &QueueConfig, warmup: u64, calls: u64) -> Result<ServiceRow> {
     let (launcher, cpus) = (&config.worker, config.cpus);
     let root = Root::open(dir).context("cannot open the run's ringbus root")?;
     let ready = Latch::open(&root, READY_LATCH)?;
-    let spec = ServerSpec { root: dir.to_path_buf(), cpu: cpus.1, parent_pid: std::process::id() };
-    let launch = Launch { arg: serde_json::to_string(&WorkerJob::RingServer(spec))?, inherit: vec![] };
+    let spec = ServerSpec { root: dir.to_path_buf(), cpu: cpus.1 };
+    let launch = Launch::new(WorkerJob::QueueServer(spec), vec![])?;
     let mut workers = Workers::spawn(launcher, "server", vec![launch])?;
     workers.wait_ready(&|| u64::from(ready.is_set()), 1, &|| true, Duration::from_secs(60), "try again")?;
     // A thread of its own, pinned, so the bench's main thread keeps its CPUs.
@@ -81,7 +80,7 @@ fn measure(dir: &Path, config: &RingConfig, warmup: u64, calls: u64) -> Result<S
 /// The client: `warmup + calls` calls on CPU `cpu`; the measured round trips.
 fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Histogram<u64>> {
     pin_this_thread(cpu)?;
-    let node = Node::with_root("ring-client", dir).context("cannot create the client's node")?;
+    let node = Node::with_root("queue-client", dir).context("cannot create the client's node")?;
     let mut client = Client::<u64, u64>::new(&node, SERVICE, 64).context("cannot open the bench's client")?;
     let mut rtt_ns = stats::histogram();
     for i in 0..warmup + calls {
@@ -97,10 +96,13 @@ fn time_calls(dir: &Path, cpu: u32, warmup: u64, calls: u64) -> Result<Histogram
     Ok(rtt_ns)
 }
 
-/// The markdown lines for the service row.
+/// The service row as a markdown table.
 pub fn markdown(row: &ServiceRow) -> String {
-    format!(
-        "| service round trip | {} calls | p50 {:.1} µs | p99 {:.1} µs | max {:.1} µs |\n",
-        row.calls, row.rtt_p50_us, row.rtt_p99_us, row.rtt_max_us
-    )
+    Table::<ServiceRow>::new()
+        .text("what", |_| "service round trip".into())
+        .number("calls", |r| format!("{} calls", r.calls))
+        .number("p50", |r| format!("p50 {:.1} µs", r.rtt_p50_us))
+        .number("p99", |r| format!("p99 {:.1} µs", r.rtt_p99_us))
+        .number("max", |r| format!("max {:.1} µs", r.rtt_max_us))
+        .markdown([row])
 }

@@ -1,59 +1,52 @@
-//! A worker process of a bench, told by the bench (one JSON argument, a `WorkerJob`)
-//! what to do: a fan-out subscriber records each message's end-to-end latency into the
-//! shared results file and exits after the last message; a token worker runs jobs (the
-//! `tokens::worker` module); the polling bench's subscriber runs a node (`polling::worker`);
-//! the ring bench's consumer pops and checks commands (`cmdring::worker`).
+//! The main of a worker process (the bench's own binary re-executed; the bench side that
+//! starts and watches these processes is `launch.rs`). The bench tells it what to do
+//! in one JSON argument, a `WorkerJob`: a fan-out subscriber records each message's
+//! end-to-end latency into the shared results file and exits after the last message; a
+//! token worker runs jobs (the `tokens::worker` module); the polling bench's subscriber runs
+//! a node (`polling::worker`); the queue bench's consumer pops and checks commands
+//! (`queue::consumer`).
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
-use crate::config::Scenario;
-use crate::results::ResultsFile;
-use crate::transports::{self, Endpoint};
+use crate::transports;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 /// What a worker process is started to do.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum WorkerJob {
     /// A subscriber of `ringbus bench fanout`.
-    Fanout(WorkerSpec),
+    Fanout(crate::fanout::subscriber::SubscriberSpec),
     /// A token worker of `ringbus bench tokens`.
     Tokens(crate::tokens::worker::TokensWorkerSpec),
     /// The waiter of `ringbus bench wake`.
     Wake(crate::wake::waiter::WakeWorkerSpec),
     /// The subscriber node of `ringbus bench polling`.
     Polling(crate::polling::worker::PollingWorkerSpec),
-    /// The consumer process of `ringbus bench ring`.
-    Ring(crate::cmdring::worker::RingWorkerSpec),
-    /// The service server of `ringbus bench ring`.
-    RingServer(crate::cmdring::service::ServerSpec),
+    /// The consumer process of `ringbus bench queue`.
+    QueueConsumer(crate::queue::consumer::ConsumerSpec),
+    /// The service server of `ringbus bench queue`.
+    QueueServer(crate::queue::service::ServerSpec),
 }
 
-/// Everything one subscriber process needs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct WorkerSpec {
-    pub index: u32,
-    pub subs: u32,
-    pub topics: u32,
-    pub payload_bytes: u64,
-    pub transport: crate::config::Transport,
-    /// Messages per topic, warm-up included.
-    pub messages: u64,
-    pub results: PathBuf,
-    pub parent_pid: u32,
-    pub endpoint: Endpoint,
+/// What the bench hands a worker process: its job, and the bench's pid, for the worker to
+/// die with it.
+#[derive(Debug, Serialize, Deserialize)]
+struct Spec {
+    parent_pid: u32,
+    job: WorkerJob,
 }
 
-impl WorkerSpec {
-    fn scenario(&self) -> Scenario {
-        Scenario { transport: self.transport, subs: self.subs, topics: self.topics, payload_bytes: self.payload_bytes }
+impl WorkerJob {
+    /// The argument that starts a worker process on this job, watched by this process.
+    pub(crate) fn into_arg(self) -> Result<String> {
+        Ok(serde_json::to_string(&Spec { parent_pid: std::process::id(), job: self })?)
     }
 }
 
 /// Asks the kernel to SIGKILL us when the bench goes; fails if it already went.
-pub(crate) fn die_with_parent(parent_pid: u32) -> Result<()> {
+fn die_with_parent(parent_pid: u32) -> Result<()> {
     // SAFETY: PR_SET_PDEATHSIG takes a signal number and no pointers.
     let r = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) };
     transports::check(r.into(), || "prctl(PR_SET_PDEATHSIG)".into())?;
@@ -80,31 +73,15 @@ pub(crate) fn read_result<T: serde::de::DeserializeOwned>(path: &std::path::Path
 
 /// Runs one worker process from the JSON `spec` the bench passed on its command line.
 pub fn run(spec: &str) -> Result<()> {
-    let job: WorkerJob = serde_json::from_str(spec)
+    let spec: Spec = serde_json::from_str(spec)
         .context("bench-worker is started by `ringbus bench`, not by hand: its argument is not a valid spec")?;
-    match job {
-        WorkerJob::Fanout(spec) => run_subscriber(&spec),
+    die_with_parent(spec.parent_pid)?;
+    match spec.job {
+        WorkerJob::Fanout(spec) => crate::fanout::subscriber::run(&spec),
         WorkerJob::Tokens(spec) => crate::tokens::worker::run(&spec),
         WorkerJob::Wake(spec) => crate::wake::waiter::run(&spec),
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
-        WorkerJob::Ring(spec) => crate::cmdring::worker::run(&spec),
-        WorkerJob::RingServer(spec) => crate::cmdring::service::serve(&spec),
-    }
-}
-
-/// One fan-out subscriber.
-fn run_subscriber(spec: &WorkerSpec) -> Result<()> {
-    die_with_parent(spec.parent_pid)?;
-    let messages = usize::try_from(spec.messages)?;
-    let results = ResultsFile::open(&spec.results, spec.subs as usize, messages)?;
-    let mut receiver = transports::receiver(&spec.scenario(), spec.index, &spec.endpoint)
-        .with_context(|| format!("subscriber {} cannot open its {} endpoint", spec.index, spec.transport))?;
-    results.mark_ready();
-    loop {
-        let got = receiver.next().with_context(|| format!("subscriber {} ({})", spec.index, spec.transport))?;
-        results.record(spec.index as usize, got.seq, got.at_ns.saturating_sub(got.t0_ns))?;
-        if got.seq + 1 >= spec.messages {
-            return Ok(());
-        }
+        WorkerJob::QueueConsumer(spec) => crate::queue::consumer::run(&spec),
+        WorkerJob::QueueServer(spec) => crate::queue::service::serve(&spec),
     }
 }

@@ -1,8 +1,8 @@
-//! The command-ring benchmark (seed 001): what a push of a fixed-size command into a
-//! bounded SPSC ring costs, with the producer's copy of the consumer's position cached
-//! (loaded only when the copy says the ring is full) and uncached (loaded on every call —
-//! a read of a cache line the consumer's core owns), with rtrb and crossbeam's
-//! `ArrayQueue` as anchors, in the same invocation.
+//! The command-queue benchmark (`ringbus bench queue`, seed 001): what a push of a
+//! fixed-size command into a bounded SPSC ring costs, with the producer's copy of the
+//! consumer's position cached (loaded only when the copy says the ring is full) and
+//! uncached (loaded on every call — a read of a cache line the consumer's core owns), with
+//! rtrb and crossbeam's `ArrayQueue` as anchors, in the same invocation.
 //!
 //! ```text
 //! variant            ring                          consumer                  pinned
@@ -31,24 +31,25 @@
 //! `repeat` runs, the variants' order alternating between repetitions.
 
 mod command;
+pub(crate) mod consumer;
 mod drive;
 mod endpoints;
 mod measure;
 pub mod plot;
 pub mod report;
-mod rows;
+
 pub mod service;
-pub(crate) mod worker;
 
 use crate::config::WorkerLauncher;
+use crate::driver::{self, Bench, Passes, Progress};
+use crate::named::named;
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
+use measure::Measurement;
 use std::fmt;
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::path::{Path, PathBuf};
 
 pub use drive::POP_BATCH;
-pub use rows::RingRow;
+pub use report::QueueRow;
 
 /// Bytes of the command pushed (a `#[repr(C)]` struct of four `u64`s).
 pub const COMMAND_BYTES: usize = std::mem::size_of::<command::Command>();
@@ -66,60 +67,29 @@ pub(crate) const START_LATCH: &str = "bench/start";
 /// The queue's name under each run's root.
 pub(crate) const QUEUE: &str = "bench/commands";
 
-/// One row: a ring, and where its consumer runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Variant {
-    /// ringbus SPSC queue, producer caching the consumer's position; consumer process.
-    #[serde(rename = "cached")]
-    Cached,
-    /// The same, with the cache switched off at run time; consumer process.
-    #[serde(rename = "uncached")]
-    Uncached,
-    /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
-    #[serde(rename = "cached-inprocess")]
-    CachedInprocess,
-    /// ringbus SPSC queue created with `Wake::Never`, cache on; consumer process.
-    #[serde(rename = "polling")]
-    Polling,
-    /// The same, cache off; consumer process.
-    #[serde(rename = "polling-uncached")]
-    PollingUncached,
-    /// The same, cache on; consumer thread: like for like with the anchors.
-    #[serde(rename = "polling-inprocess")]
-    PollingInprocess,
-    /// rtrb's SPSC ring buffer, consumer thread.
-    #[serde(rename = "rtrb")]
-    Rtrb,
-    /// crossbeam-queue's bounded MPMC `ArrayQueue`, consumer thread.
-    #[serde(rename = "arrayqueue")]
-    ArrayQueue,
+named! {
+    /// One row: a ring, and where its consumer runs.
+    pub enum Variant("variant") {
+        /// ringbus SPSC queue, producer caching the consumer's position; consumer process.
+        Cached = "cached",
+        /// The same, with the cache switched off at run time; consumer process.
+        Uncached = "uncached",
+        /// ringbus SPSC queue, cache on, consumer thread: like for like with the anchors.
+        CachedInprocess = "cached-inprocess",
+        /// ringbus SPSC queue created with `Wake::Never`, cache on; consumer process.
+        Polling = "polling",
+        /// The same, cache off; consumer process.
+        PollingUncached = "polling-uncached",
+        /// The same, cache on; consumer thread: like for like with the anchors.
+        PollingInprocess = "polling-inprocess",
+        /// rtrb's SPSC ring buffer, consumer thread.
+        Rtrb = "rtrb",
+        /// crossbeam-queue's bounded MPMC `ArrayQueue`, consumer thread.
+        ArrayQueue = "arrayqueue",
+    }
 }
 
 impl Variant {
-    pub const ALL: [Variant; 8] = [
-        Variant::Cached,
-        Variant::Uncached,
-        Variant::CachedInprocess,
-        Variant::Polling,
-        Variant::PollingUncached,
-        Variant::PollingInprocess,
-        Variant::Rtrb,
-        Variant::ArrayQueue,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Cached => "cached",
-            Variant::Uncached => "uncached",
-            Variant::CachedInprocess => "cached-inprocess",
-            Variant::Polling => "polling",
-            Variant::PollingUncached => "polling-uncached",
-            Variant::PollingInprocess => "polling-inprocess",
-            Variant::Rtrb => "rtrb",
-            Variant::ArrayQueue => "arrayqueue",
-        }
-    }
-
     /// Whether the consumer is another process (else a thread of this one).
     pub fn cross_process(self) -> bool {
         matches!(self, Variant::Cached | Variant::Uncached | Variant::Polling | Variant::PollingUncached)
@@ -156,25 +126,9 @@ impl Variant {
     }
 }
 
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Variant, String> {
-        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| {
-            let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
-            format!("unknown variant {s:?}; choose from {}", names.join(", "))
-        })
-    }
-}
-
-/// A whole ring run.
+/// A whole queue run.
 #[derive(Debug, Clone)]
-pub struct RingConfig {
+pub struct QueueConfig {
     pub variants: Vec<Variant>,
     /// Commands per push call.
     pub batches: Vec<u32>,
@@ -193,36 +147,55 @@ pub struct RingConfig {
     pub worker: WorkerLauncher,
 }
 
-/// One (variant, batch) run of a repetition.
+/// A point of the sweep: one ring (with where its consumer runs) at one batch size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
+pub struct Point {
     pub variant: Variant,
     pub batch: u32,
-    pub repetition: u32,
 }
 
-impl fmt::Display for Run {
+impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} batch {} (run {})", self.variant, self.batch, self.repetition + 1)
+        write!(f, "{} batch {}", self.variant, self.batch)
     }
 }
 
-pub use crate::runs::Progress;
+/// Every pass: the batches in the order given, the variants' order reversed on odd passes
+/// so no variant always goes first; one row per point, the medians of its runs, each ratio
+/// paired within a pass.
+impl Bench for QueueConfig {
+    type Point = Point;
+    type Measured = Measurement;
+    type Row = QueueRow;
 
-/// Every run, repetition-major; within a repetition the batches in the order given, and
-/// the variants' order reversed on odd repetitions so no variant always goes first.
-pub fn plan(config: &RingConfig) -> Vec<Run> {
-    crate::runs::alternating(config.repeat, &config.batches, &config.variants)
-        .into_iter()
-        .map(|(repetition, batch, variant)| Run { variant, batch, repetition })
-        .collect()
+    fn passes(&self) -> u32 {
+        self.repeat
+    }
+
+    fn plan(&self, pass: u32) -> Vec<Point> {
+        driver::alternating(pass, &self.batches, &self.variants, |batch, variant| Point { variant, batch })
+    }
+
+    fn files(&self) -> Option<&Path> {
+        Some(&self.dir)
+    }
+
+    fn measure(&mut self, point: &Point, dir: &Path, _: &mut dyn Progress) -> Result<Measurement> {
+        measure::measure(point, self, dir)
+    }
+
+    fn rows(&self, measured: &Passes<Point, Measurement>) -> Vec<QueueRow> {
+        measured.rows(|point, runs| report::row(self, point, runs))
+    }
+
+    fn ratios(&self, measured: &Passes<Point, Measurement>, rows: &mut [QueueRow]) {
+        report::fill_ratios(measured, rows);
+    }
 }
 
 /// Runs every run of `config` in turn; one row per (variant, batch), ratios filled.
-pub fn run(config: &RingConfig, progress: &mut dyn Progress<Run>) -> Result<Vec<RingRow>> {
-    let measured =
-        crate::runs::measure_all(&config.dir, &plan(config), progress, |r, dir| measure::measure(r, config, dir))?;
-    Ok(rows::rows(config, &measured))
+pub fn run(config: &QueueConfig, progress: &mut dyn Progress) -> Result<Vec<QueueRow>> {
+    Ok(driver::run(&mut config.clone(), progress)?.rows)
 }
 
 #[cfg(test)]
@@ -244,7 +217,7 @@ mod tests {
 
     #[test]
     fn the_plan_alternates_the_variants_within_each_batch() {
-        let config = RingConfig {
+        let config = QueueConfig {
             variants: vec![Variant::Cached, Variant::Rtrb],
             batches: vec![1, 64],
             capacity: 1024,
@@ -255,8 +228,9 @@ mod tests {
             dir: PathBuf::from("/nonexistent"),
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
-        let names: Vec<String> = plan(&config).iter().map(|r| format!("{} {}", r.variant, r.batch)).collect();
-        assert_eq!(names, ["cached 1", "rtrb 1", "cached 64", "rtrb 64", "rtrb 1", "cached 1", "rtrb 64", "cached 64"]);
-        assert_eq!(plan(&config)[4].to_string(), "rtrb batch 1 (run 2)");
+        let names: Vec<String> = (0..2).flat_map(|pass| config.plan(pass)).map(|p| p.to_string()).collect();
+        let (first, second) = names.split_at(4);
+        assert_eq!(first, ["cached batch 1", "rtrb batch 1", "cached batch 64", "rtrb batch 64"]);
+        assert_eq!(second, ["rtrb batch 1", "cached batch 1", "rtrb batch 64", "cached batch 64"]);
     }
 }

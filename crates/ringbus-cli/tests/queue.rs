@@ -1,4 +1,4 @@
-//! Runs the built `ringbus` binary on a quick ring run and checks what it reports: a row
+//! Runs the built `ringbus` binary on a quick `bench queue` run and checks what it reports: a row
 //! for every variant × batch, every command checked by the consumer, the uncached producer
 //! loading the consumer's position once per push call and the cached one on fewer than 5%
 //! of pushes, and nothing left in the root. Behaviour (counts) only, no timing.
@@ -41,9 +41,9 @@ fn f(r: &Value, key: &str) -> f64 {
 #[test]
 fn a_quick_run_checks_every_command_and_counts_head_reads_per_push_call() {
     let (root, scratch) = (root(), tempfile::tempdir().unwrap());
-    let json = scratch.path().join("ring.json");
-    let plot = scratch.path().join("ring.svg");
-    let args = ["bench", "ring", "--quick", "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap()];
+    let json = scratch.path().join("queue.json");
+    let plot = scratch.path().join("queue.svg");
+    let args = ["bench", "queue", "--quick", "--json", json.to_str().unwrap(), "--plot", plot.to_str().unwrap()];
     let run = ringbus(&args, Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     assert!(run.stdout.contains("| variant | consumer | batch | ns/push p50 |"), "markdown table:\n{}", run.stdout);
@@ -122,7 +122,7 @@ fn bad_options_fail_with_exit_2_and_say_what_to_write() {
         (&["--variants", "disruptor"], "cached, uncached, cached-inprocess, polling, polling-uncached"),
     ];
     for (extra, needle) in cases {
-        let run = ringbus(&[&["bench", "ring"], extra].concat(), Some(root.path()), &scratch, WATCHDOG);
+        let run = ringbus(&[&["bench", "queue"], extra].concat(), Some(root.path()), &scratch, WATCHDOG);
         assert_eq!(run.status.code(), Some(2), "{extra:?}: {}", run.stderr);
         assert!(run.stderr.contains(needle), "{extra:?}: {needle:?} missing from {}", run.stderr);
     }
@@ -132,11 +132,14 @@ fn bad_options_fail_with_exit_2_and_say_what_to_write() {
 #[test]
 fn help_says_what_is_measured() {
     let scratch = tempfile::tempdir().unwrap();
-    let run = ringbus(&["bench", "ring", "--help"], None, &scratch, WATCHDOG);
+    let run = ringbus(&["bench", "queue", "--help"], None, &scratch, WATCHDOG);
     assert!(run.status.success(), "{}", run.stderr);
     for needle in ["set_head_cache(false)", "push_partial_slice", "ArrayQueue", "--cpus <P,C>", "--json <FILE>"] {
         assert!(run.stdout.contains(needle), "{needle} missing from:\n{}", run.stdout);
     }
+    let old_name = ringbus(&["bench", "ring", "--help"], None, &scratch, WATCHDOG);
+    assert_eq!(old_name.stdout, run.stdout, "`bench ring` is `bench queue` under its old name");
     let bench = ringbus(&["bench", "--help"], None, &scratch, WATCHDOG);
-    assert!(bench.stdout.contains("Command ring push cost"), "{}", bench.stdout);
+    assert!(bench.stdout.contains("Command queue push cost"), "{}", bench.stdout);
+    assert!(bench.stdout.contains("[alias: ring]"), "{}", bench.stdout);
 }
