@@ -48,7 +48,7 @@ impl Doorbell<'_> {
             return false;
         }
         // Pairs with the fence in `wait`. (An asymmetric fence — a compiler fence here and
-        // `membarrier` in `wait` — saved about 8 ns per push in `ringbus bench ring` but
+        // `membarrier` in `wait` — saved about 8 ns per push in `ringbus bench queue` but
         // made the service round trip's p99 4× worse on this VM: the waiter's barrier
         // waits for IPIs to vCPUs the host may have descheduled.)
         fence(Ordering::SeqCst);

@@ -14,9 +14,8 @@
 //! the first woken subscriber to take the token (one atomic swap) wakes every other sleeper
 //! of the word with one `FUTEX_WAKE`, before it takes its own sample. Every other subscriber
 //! finds no token and makes no call: one wake call per publish besides the publisher's,
-//! against one per woken subscriber for a tree of relays (the design until 2026-11-25,
-//! `FUTEX_CMP_REQUEUE` onto a relay word and two more wakes per woken subscriber, half of
-//! which found nobody). Measured in BENCHMARKS.md, "The first one woken wakes the rest".
+//! against one per woken subscriber for a tree of relays. BENCHMARKS.md, "The first one
+//! woken wakes the rest", measures the two against each other.
 //!
 //! Why nobody is missed: each publish sets the token (a `swap`, Release) after its bump and
 //! before its call; whoever takes it (a `swap` to 0, Acquire: a subscriber woken by this

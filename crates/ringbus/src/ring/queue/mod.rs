@@ -189,7 +189,7 @@ impl ProducerSide {
         }
     }
 
-    /// SPSC: the hot path of `ringbus bench ring`. The cached head and our tail are both
+    /// SPSC: the hot path of `ringbus bench queue`. The cached head and our tail are both
     /// process-local and checked when loaded (`cached_head ≤ tail ≤ cached_head +
     /// capacity`), so the common case — the cache shows room — reads no shared word.
     #[inline]
