@@ -228,6 +228,18 @@ mod loom_models {
             .collect()
     }
 
+    /// Two publishers publish one message each, at the same time.
+    fn publish_twice_at_once(t: &Arc<Topic>) {
+        let t2 = t.clone();
+        let other = loom::thread::spawn(move || {
+            t2.data.fetch_add(1, Ordering::Release);
+            words(&t2).notify(DEFAULT_DIRECT_WAKES);
+        });
+        t.data.fetch_add(1, Ordering::Release);
+        words(t).notify(DEFAULT_DIRECT_WAKES);
+        other.join().unwrap();
+    }
+
     /// Checks `model` with the preemption bound that keeps three threads tractable.
     fn check_bounded(model: impl Fn() + Sync + Send + 'static) {
         let mut builder = loom::model::Builder::new();
@@ -260,14 +272,7 @@ mod loom_models {
         check_bounded(|| {
             let t = topic();
             let waiters = spawn_two_waiters(&t, 2);
-            let t2 = t.clone();
-            let other = loom::thread::spawn(move || {
-                t2.data.fetch_add(1, Ordering::Release);
-                words(&t2).notify(DEFAULT_DIRECT_WAKES);
-            });
-            t.data.fetch_add(1, Ordering::Release);
-            words(&t).notify(DEFAULT_DIRECT_WAKES);
-            other.join().unwrap();
+            publish_twice_at_once(&t);
             for w in waiters {
                 w.join().unwrap();
             }
@@ -320,14 +325,7 @@ mod loom_models {
                     loom::thread::spawn(move || wait_for(&t, who, 2))
                 })
                 .collect();
-            let t2 = t.clone();
-            let other = loom::thread::spawn(move || {
-                t2.data.fetch_add(1, Ordering::Release);
-                words(&t2).notify(DEFAULT_DIRECT_WAKES);
-            });
-            t.data.fetch_add(1, Ordering::Release);
-            words(&t).notify(DEFAULT_DIRECT_WAKES);
-            other.join().unwrap();
+            publish_twice_at_once(&t);
             for w in waiters {
                 w.join().unwrap();
             }

@@ -297,15 +297,7 @@ impl PublisherSegment {
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
     let mut facts = super::layout_facts!(PublisherGeometry: depth, chunk_count, holder_words, reserved0, chunk_stride, max_payload_bytes, log_offset, control_offset, control_stride, payload_offset, total_bytes);
     facts.extend(super::layout_facts!(PublisherHeader: common, topic_id, slot, incarnation, geometry, reserved));
-    let config = super::topic::TopicConfig {
-        max_publishers: 3,
-        max_subscribers: 70,
-        depth: 8,
-        history: 2,
-        max_held: 2,
-        chunk_count: 200,
-        max_payload_bytes: 100,
-    };
+    let config = super::topic::sample_config();
     let g = PublisherGeometry::new(&config, 16).expect("a valid sample");
     facts.extend([
         ("published", PUBLISHED_OFFSET as u64),

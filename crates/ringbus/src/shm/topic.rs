@@ -512,23 +512,27 @@ fn text(bytes: &[u8], len: u32, what: &'static str) -> Result<String, HeaderErro
     String::from_utf8(s.to_vec()).map_err(|_| corrupt(what, len as u64, 0))
 }
 
+/// The configuration the layout-version test measures sample offsets with.
+#[cfg(test)]
+pub(crate) fn sample_config() -> TopicConfig {
+    TopicConfig {
+        max_publishers: 3,
+        max_subscribers: 70,
+        depth: 8,
+        history: 2,
+        max_held: 2,
+        chunk_count: 200,
+        max_payload_bytes: 100,
+    }
+}
+
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
     let mut facts = super::layout_facts!(TopicConfig: max_publishers, max_subscribers, depth, history, max_held, chunk_count, max_payload_bytes);
     facts.extend(super::layout_facts!(TopicHeader: common, topic_id, config, type_size, type_align, type_name_len, type_name, name_len, reserved0, name));
     facts.extend(super::layout_facts!(PublisherSlot: occupancy, node_id, pid, reserved0, publishes, wake_syscalls, wakes_skipped, payload_bytes, reserved1));
     facts.extend(super::layout_facts!(SubscriberSlot: state, wake_mode, node_id, taken, lost, sleeping, pid, held, read_mark, reserved));
-    let sample = TopicLayout {
-        config: TopicConfig {
-            max_publishers: 3,
-            max_subscribers: 70,
-            depth: 8,
-            history: 2,
-            max_held: 2,
-            chunk_count: 200,
-            max_payload_bytes: 100,
-        },
-    };
+    let sample = TopicLayout { config: sample_config() };
     facts.extend([
         ("wake word", WAKE_OFFSET as u64),
         ("sleepers", SLEEPERS_OFFSET as u64),
