@@ -5,7 +5,7 @@
 use super::measure::Measurement;
 use super::{Point, PollingConfig, Scenario, Style};
 use crate::driver::Passes;
-use crate::report::{num, Table};
+use crate::report::{num, significant, Table};
 use crate::stats::median;
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -127,14 +127,7 @@ pub fn markdown(rows: &[PollingRow]) -> String {
 
 /// A ratio with two significant digits however small (`0.0018×`, not `0.00×`).
 fn ratio(v: Option<f64>) -> String {
-    match v.filter(|v| v.is_finite()) {
-        None => "n/a".into(),
-        Some(v) if v >= 0.1 || v == 0.0 => format!("{v:.2}×"),
-        Some(v) => {
-            let decimals = (1 - v.log10().floor() as i32).clamp(2, 12) as usize;
-            format!("{v:.decimals$}×")
-        }
-    }
+    v.filter(|v| v.is_finite()).map_or_else(|| "n/a".into(), |v| format!("{}×", significant(v, 2, 2)))
 }
 
 /// Per scenario: polling ÷ callback for CPU time and wake-ups per second.
