@@ -6,7 +6,7 @@ use super::measure::Measurement;
 use super::{Point, PollingConfig, Scenario, Style};
 use crate::driver::Passes;
 use crate::report::{num, significant, Table};
-use crate::stats::median;
+use crate::stats::median_of;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -55,29 +55,27 @@ pub struct PollingRow {
 /// The row of `point`, from its runs.
 pub(crate) fn row(config: &PollingConfig, point: &Point, runs: &[&Measurement]) -> PollingRow {
     let first = runs[0];
-    let med = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
-    let med_f = |f: &dyn Fn(&Measurement) -> f64| median(runs.iter().map(|m| f(m)).collect());
     PollingRow {
         scenario: point.scenario,
         style: point.style,
         topics: point.scenario.topics().len() as u32,
         payload_bytes: config.payload_bytes,
         repeat: runs.len() as u32,
-        duration_s: med_f(&seconds),
-        cpu_s: med_f(&cpu_s),
-        cpu_user_s: med(&|m| m.result.cpu_user_us) as f64 / 1e6,
-        cpu_sys_s: med(&|m| m.result.cpu_sys_us) as f64 / 1e6,
-        cpu_ms_per_s: med_f(&|m| cpu_s(m) * 1e3 / seconds(m)),
-        voluntary_ctx_switches: med(&|m| m.result.voluntary_ctx_switches),
-        involuntary_ctx_switches: med(&|m| m.result.involuntary_ctx_switches),
-        wakeups: med(&|m| m.result.wakeups),
-        wakeups_per_s: med_f(&wakeups_per_s),
-        timer_calls: med(&|m| m.result.timer_calls),
-        messages_delivered: med(&|m| m.result.messages_delivered),
-        messages_published: med(&|m| m.result.messages_published),
-        messages_published_per_s: med_f(&|m| m.result.messages_published as f64 / seconds(m)),
-        publisher_wake_syscalls: med(&|m| m.result.publisher_wake_syscalls),
-        publisher_late_max_ms: med(&|m| m.feeder.late_max_ns) as f64 / 1e6,
+        duration_s: median_of(runs, seconds),
+        cpu_s: median_of(runs, cpu_s),
+        cpu_user_s: median_of(runs, |m| m.result.cpu_user_us) as f64 / 1e6,
+        cpu_sys_s: median_of(runs, |m| m.result.cpu_sys_us) as f64 / 1e6,
+        cpu_ms_per_s: median_of(runs, |m| cpu_s(m) * 1e3 / seconds(m)),
+        voluntary_ctx_switches: median_of(runs, |m| m.result.voluntary_ctx_switches),
+        involuntary_ctx_switches: median_of(runs, |m| m.result.involuntary_ctx_switches),
+        wakeups: median_of(runs, |m| m.result.wakeups),
+        wakeups_per_s: median_of(runs, wakeups_per_s),
+        timer_calls: median_of(runs, |m| m.result.timer_calls),
+        messages_delivered: median_of(runs, |m| m.result.messages_delivered),
+        messages_published: median_of(runs, |m| m.result.messages_published),
+        messages_published_per_s: median_of(runs, |m| m.result.messages_published as f64 / seconds(m)),
+        publisher_wake_syscalls: median_of(runs, |m| m.result.publisher_wake_syscalls),
+        publisher_late_max_ms: median_of(runs, |m| m.feeder.late_max_ns) as f64 / 1e6,
         backend: first.result.backend.clone(),
         cpu_vs_callback: None,
         wakeups_vs_callback: None,

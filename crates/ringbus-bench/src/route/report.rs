@@ -6,7 +6,7 @@ use super::measure::Measured;
 use super::{Group, Metric, Point, RouteConfig, Table};
 use crate::driver::Passes;
 use crate::report::{self, num, times, verdict};
-use crate::stats::median;
+use crate::stats::{median, median_of};
 use anyhow::Result;
 use serde::Serialize;
 use std::path::Path;
@@ -65,7 +65,7 @@ pub(crate) fn row(config: &RouteConfig, metric: Metric, point: &Point, runs: &[&
         repeat: runs.len() as u32,
         frames: config.frames,
         links: config.links,
-        churn_cycles: median(runs.iter().map(|m| m.churn_cycles).collect()),
+        churn_cycles: median_of(runs, |m| m.churn_cycles),
         vs_mutex: None,
     }
 }

@@ -6,7 +6,7 @@ use super::scenario::Measurement;
 use super::{Mechanism, Point, TokensConfig};
 use crate::driver::Passes;
 use crate::report::{times, verdict, Table};
-use crate::stats::median;
+use crate::stats::{median, median_of};
 use serde::Serialize;
 
 /// One (workers, mechanism) result. Every figure is the median over `repeat` runs (the
@@ -49,11 +49,10 @@ pub struct TokensRow {
 /// The row of `point`, from its runs.
 pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -> TokensRow {
     let first = runs[0];
-    let med_u = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
     let med_o = |f: &dyn Fn(&Measurement) -> Option<u64>| {
         runs.iter().map(|m| f(m)).collect::<Option<Vec<u64>>>().filter(|v| !v.is_empty()).map(median)
     };
-    let switches = median(runs.iter().map(|m| m.usage.switches()).collect());
+    let switches = median_of(runs, |m| m.usage.switches());
     TokensRow {
         mechanism: point.mechanism,
         workers: point.workers,
@@ -61,13 +60,13 @@ pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -
         jobs: first.jobs,
         job_us: config.job_us,
         repeat: runs.len() as u32,
-        wall_s: median(runs.iter().map(|m| wall_s(m)).collect()),
-        user_cpu_s: med_u(&|m| m.usage.user_us) as f64 / 1e6,
-        sys_cpu_s: median(runs.iter().map(|m| sys_cpu_s(m)).collect()),
-        voluntary_ctx_switches: med_u(&|m| m.usage.voluntary),
-        involuntary_ctx_switches: med_u(&|m| m.usage.involuntary),
+        wall_s: median_of(runs, wall_s),
+        user_cpu_s: median_of(runs, |m| m.usage.user_us) as f64 / 1e6,
+        sys_cpu_s: median_of(runs, sys_cpu_s),
+        voluntary_ctx_switches: median_of(runs, |m| m.usage.voluntary),
+        involuntary_ctx_switches: median_of(runs, |m| m.usage.involuntary),
         ctx_switches_per_job: switches as f64 / first.jobs as f64,
-        max_holders: med_u(&|m| m.max_holders),
+        max_holders: median_of(runs, |m| m.max_holders),
         failed_takes: med_o(&|m| m.failed_takes),
         wake_calls: med_o(&|m| m.wake.map(|w| w.wake_calls)),
         woken: med_o(&|m| m.wake.map(|w| w.woken)),
