@@ -133,6 +133,13 @@ impl<P: Copy + PartialEq, M> Passes<P, M> {
         self.points().iter().map(|p| row(p, &self.of(p))).collect()
     }
 
+    /// The same runs as runs of finer points, each in the pass of its run: `split` names
+    /// what one run measured together (the wake bench's backends, taking turns in one run).
+    pub fn split<'a, Q: Copy + PartialEq, N>(&'a self, split: impl Fn(&'a M) -> Vec<(Q, N)>) -> Passes<Q, N> {
+        let runs = self.runs.iter().flat_map(|(pass, _, m)| split(m).into_iter().map(move |(q, n)| (*pass, q, n)));
+        Passes::new(runs.collect())
+    }
+
     /// `metric` of `point` ÷ `metric` of `baseline` in the same pass, the lower median over
     /// the passes that measured both (finite ratios only); `None` if there is none.
     pub fn paired(&self, point: &P, baseline: &P, metric: impl Fn(&M) -> f64) -> Option<f64> {
@@ -336,6 +343,9 @@ mod tests {
         );
         assert_eq!(passes.paired(&p(false), &p(true), |m| *m), Some(0.0));
         assert_eq!(passes.paired(&p(true), &Point { new: false, size: 2 }, |m| *m), None);
+        let halves = passes.split(|m| vec![(1, *m), (2, *m / 2.0)]);
+        assert_eq!(halves.of(&2), [&3.0, &4.5, &1.5, &0.5, &0.0]);
+        assert_eq!(halves.paired(&2, &1, |m| *m), Some(0.5), "each half ÷ its whole, pass by pass");
         assert_eq!(backwards_on_odd(1, &[1, 2, 3]), [3, 2, 1]);
         assert_eq!(backwards_on_odd(2, &[1, 2, 3]), [1, 2, 3]);
     }

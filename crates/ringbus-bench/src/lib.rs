@@ -30,8 +30,8 @@
 //!
 //! Each is a [`driver::Bench`] — the points of a pass, one run of a point, rows from every
 //! run — and [`driver::run`] runs them all the same way: passes with the compared variants
-//! alternating, each run in a fresh directory, ratios paired within a pass where a bench
-//! pairs them; [`report`] writes every table and JSON array.
+//! alternating, each run in a fresh directory, ratios paired within a pass; [`report`]
+//! writes every table and JSON array.
 //!
 //! Worker processes are the calling binary re-executed ([`config::WorkerLauncher`]),
 //! which must hand its argument to [`worker_main::run`].

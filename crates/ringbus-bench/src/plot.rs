@@ -6,6 +6,7 @@ use anyhow::{anyhow, Result};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 /// A drawing area of an SVG figure.
@@ -82,15 +83,23 @@ pub(crate) struct Group {
     pub bars: Vec<Bar>,
 }
 
-/// Draws every group's bars from `base` (each followed by its label, in `above`), then
-/// the group's name under the axis (in `below`, on `root`, whose pixels are the chart's).
+/// Text of `px` pixels, centred on its point; `edge` says whether it hangs from the point
+/// (`Top`) or stands on it (`Bottom`).
+fn centred(px: u32, edge: VPos) -> TextStyle<'static> {
+    TextStyle::from(("sans-serif", px).into_font()).pos(Pos::new(HPos::Center, edge))
+}
+
+/// Draws every group's bars from `base`, each followed by its label (`label_px` pixels,
+/// above it), then the group's name under the axis (`name_px` pixels, on `root`, whose
+/// pixels are the chart's).
 pub(crate) fn bars<Y: Ranged<ValueType = f64>>(
     root: &Area<'_>,
     chart: &mut Chart<'_, '_, RangedCoordf64, Y>,
     base: f64,
     groups: Vec<Group>,
-    (above, below): (&TextStyle<'_>, &TextStyle<'_>),
+    (label_px, name_px): (u32, u32),
 ) -> Result<()> {
+    let (above, below) = (centred(label_px, VPos::Bottom), centred(name_px, VPos::Top));
     for group in groups {
         for bar in group.bars {
             let rect = Rectangle::new([(bar.x.0, base), (bar.x.1, bar.top)], bar.color.filled());

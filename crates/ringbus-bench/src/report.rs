@@ -115,6 +115,19 @@ pub(crate) fn num(v: f64) -> String {
     }
 }
 
+/// `v` with `digits` significant digits however small (`0.000977`, not `0.00`), and at
+/// least `min_decimals` decimals; `n/a` if it is not finite.
+pub(crate) fn significant(v: f64, digits: i32, min_decimals: usize) -> String {
+    match v {
+        v if !v.is_finite() => "n/a".into(),
+        0.0 => format!("{:.min_decimals$}", 0.0),
+        v => {
+            let decimals = (digits - 1 - v.log10().floor() as i32).clamp(min_decimals as i32, 12) as usize;
+            format!("{v:.decimals$}")
+        }
+    }
+}
+
 /// A ratio as `0.75×`; `absent` if there is none (or it is not finite).
 pub(crate) fn times(v: Option<f64>, absent: &str) -> String {
     v.filter(|v| v.is_finite()).map_or_else(|| absent.into(), |v| format!("{v:.2}×"))

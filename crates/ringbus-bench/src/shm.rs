@@ -1,6 +1,7 @@
-//! A file mapped shared by the bench and its subscriber processes, seen as 64-bit atomic
-//! words: the results file and the baselines' slot rings. Every access from any process
-//! is atomic, so concurrent readers and writers are never a data race.
+//! A file mapped shared by the bench and its worker processes, seen as atomic words: the
+//! results file, the baselines' slot rings and wake words, the token and wake boards.
+//! Every access from any process is atomic, so concurrent readers and writers are never a
+//! data race.
 
 use anyhow::{ensure, Context, Result};
 use memmap2::MmapMut;
@@ -23,13 +24,13 @@ unsafe impl Send for SharedWords {}
 unsafe impl Sync for SharedWords {}
 
 impl SharedWords {
-    /// Creates (or truncates) `path` as `len` zero words and maps it.
+    /// Creates `path` (which must not exist: a run's files are never reused) as `len` zero
+    /// words and maps it.
     pub(crate) fn create(path: &Path, len: usize) -> Result<SharedWords> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .open(path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         file.set_len(len as u64 * 8).with_context(|| {
@@ -68,13 +69,13 @@ impl SharedWords {
         unsafe { std::slice::from_raw_parts(self.base, self.len) }
     }
 
-    /// The mapping as 32-bit atomic words (two per 64-bit word), for futexes. A file is
-    /// used through one of the two views only: the baselines' wake words never through
-    /// `words()`.
+    /// The mapping as 32-bit atomic words (two per 64-bit word), for futexes. A location is
+    /// accessed at one width only: a file's 32-bit words (the baselines' wake words, the
+    /// wake board's header up to byte 48) never also through `words()`.
     pub(crate) fn words32(&self) -> &[AtomicU32] {
         // SAFETY: as in `words`: `base` starts a live, page-aligned mapping of `len * 8`
         // bytes, i.e. `2 * len` properly aligned `AtomicU32`s, borrowed with `self`; all
-        // accesses to the file are atomic and of one width (see above).
+        // accesses to the file are atomic, each location's of one width (see above).
         unsafe { std::slice::from_raw_parts(self.base.cast::<AtomicU32>(), self.len * 2) }
     }
 }

@@ -17,11 +17,16 @@ pub(crate) fn us(h: &Histogram<u64>, q: f64) -> f64 {
 }
 
 /// The lower median of `v` (an element of it: the lower middle one for an even count,
-/// which keeps `median(a) <= median(b)` when `a[i] <= b[i]` for all `i`). Repeated runs of
-/// the token and polling benches are summed up by it.
+/// which keeps `median(a) <= median(b)` when `a[i] <= b[i]` for all `i`). A bench's
+/// repeated runs, and the ratios of its paired runs, are summed up by it.
 pub(crate) fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
     v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
     v[(v.len() - 1) / 2]
+}
+
+/// The lower median of `f` over `runs`.
+pub(crate) fn median_of<M, T: Copy + PartialOrd>(runs: &[&M], f: impl Fn(&M) -> T) -> T {
+    median(runs.iter().map(|m| f(m)).collect())
 }
 
 /// The lower median of the finite values in `v`; NaN if there are none (a repetition that

@@ -137,7 +137,7 @@ impl fmt::Display for Point {
 
 /// Every pass: the scenarios in the order given, the styles' order alternating between
 /// passes so neither always goes first; one row per point, the medians of its runs, with
-/// the polling ÷ callback ratios of those medians.
+/// the polling ÷ callback ratios paired within a pass.
 impl Bench for PollingConfig {
     type Point = Point;
     type Measured = Measurement;
@@ -163,8 +163,8 @@ impl Bench for PollingConfig {
         measured.rows(|point, runs| report::row(self, point, runs))
     }
 
-    fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
-        report::fill_ratios(rows);
+    fn ratios(&self, measured: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
+        report::fill_ratios(measured, rows);
     }
 }
 

@@ -7,7 +7,6 @@ use crate::plot::{bars, box_legend, canvas, fail, finish, log_range, Area, Bar, 
 use crate::report::num;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 type Metric = fn(&PollingRow) -> f64;
@@ -72,8 +71,6 @@ fn panel(
         .light_line_style(WHITE)
         .draw()
         .map_err(fail)?;
-    let below = ("sans-serif", 16).into_font().into_text_style(area).pos(Pos::new(HPos::Center, VPos::Top));
-    let above = ("sans-serif", 12).into_font().into_text_style(area).pos(Pos::new(HPos::Center, VPos::Bottom));
     let groups = scenarios.iter().enumerate().map(|(i, &scenario)| {
         let mid = i as f64 + 0.5;
         let value = |style| rows.iter().find(|r| (r.scenario, r.style) == (scenario, style)).map(metric);
@@ -89,5 +86,5 @@ fn panel(
         });
         Group { name: scenario.name().into(), mid, bars: bars.collect() }
     });
-    bars(root, &mut chart, floor, groups.collect(), (&above, &below))
+    bars(root, &mut chart, floor, groups.collect(), (12, 16))
 }

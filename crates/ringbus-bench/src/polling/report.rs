@@ -1,11 +1,12 @@
 //! The polling bench's rows — per (scenario, style) the median of its runs, the polling
-//! rows' ratios against the callback row of the same scenario — as markdown: a row per
-//! point, then the polling ÷ callback ratios per scenario.
+//! rows' ratios against the callback runs of the same scenario, paired within a pass — as
+//! markdown: a row per point, then the polling ÷ callback ratios per scenario.
 
 use super::measure::Measurement;
 use super::{Point, PollingConfig, Scenario, Style};
-use crate::report::{num, Table};
-use crate::stats::median;
+use crate::driver::Passes;
+use crate::report::{num, significant, Table};
+use crate::stats::median_of;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -43,55 +44,67 @@ pub struct PollingRow {
     pub publisher_late_max_ms: f64,
     /// The subscriber's wait-set backend.
     pub backend: String,
-    /// Polling rows: `cpu_s` divided by the callback row's of the same scenario.
+    /// Polling rows: CPU time ÷ the callback style's in the same scenario and pass, the
+    /// median over the passes.
     pub cpu_vs_callback: Option<f64>,
-    /// Polling rows: `wakeups_per_s` divided by the callback row's of the same scenario.
+    /// Polling rows: wake-ups per second ÷ the callback style's in the same scenario and
+    /// pass, the median over the passes.
     pub wakeups_vs_callback: Option<f64>,
 }
 
 /// The row of `point`, from its runs.
 pub(crate) fn row(config: &PollingConfig, point: &Point, runs: &[&Measurement]) -> PollingRow {
     let first = runs[0];
-    let med = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
-    let med_f = |f: &dyn Fn(&Measurement) -> f64| median(runs.iter().map(|m| f(m)).collect());
-    let seconds = |m: &Measurement| (m.result.elapsed_ns as f64 / 1e9).max(1e-9);
-    let cpu_s = |m: &Measurement| (m.result.cpu_user_us + m.result.cpu_sys_us) as f64 / 1e6;
     PollingRow {
         scenario: point.scenario,
         style: point.style,
         topics: point.scenario.topics().len() as u32,
         payload_bytes: config.payload_bytes,
         repeat: runs.len() as u32,
-        duration_s: med_f(&seconds),
-        cpu_s: med_f(&cpu_s),
-        cpu_user_s: med(&|m| m.result.cpu_user_us) as f64 / 1e6,
-        cpu_sys_s: med(&|m| m.result.cpu_sys_us) as f64 / 1e6,
-        cpu_ms_per_s: med_f(&|m| cpu_s(m) * 1e3 / seconds(m)),
-        voluntary_ctx_switches: med(&|m| m.result.voluntary_ctx_switches),
-        involuntary_ctx_switches: med(&|m| m.result.involuntary_ctx_switches),
-        wakeups: med(&|m| m.result.wakeups),
-        wakeups_per_s: med_f(&|m| m.result.wakeups as f64 / seconds(m)),
-        timer_calls: med(&|m| m.result.timer_calls),
-        messages_delivered: med(&|m| m.result.messages_delivered),
-        messages_published: med(&|m| m.result.messages_published),
-        messages_published_per_s: med_f(&|m| m.result.messages_published as f64 / seconds(m)),
-        publisher_wake_syscalls: med(&|m| m.result.publisher_wake_syscalls),
-        publisher_late_max_ms: med(&|m| m.feeder.late_max_ns) as f64 / 1e6,
+        duration_s: median_of(runs, seconds),
+        cpu_s: median_of(runs, cpu_s),
+        cpu_user_s: median_of(runs, |m| m.result.cpu_user_us) as f64 / 1e6,
+        cpu_sys_s: median_of(runs, |m| m.result.cpu_sys_us) as f64 / 1e6,
+        cpu_ms_per_s: median_of(runs, |m| cpu_s(m) * 1e3 / seconds(m)),
+        voluntary_ctx_switches: median_of(runs, |m| m.result.voluntary_ctx_switches),
+        involuntary_ctx_switches: median_of(runs, |m| m.result.involuntary_ctx_switches),
+        wakeups: median_of(runs, |m| m.result.wakeups),
+        wakeups_per_s: median_of(runs, wakeups_per_s),
+        timer_calls: median_of(runs, |m| m.result.timer_calls),
+        messages_delivered: median_of(runs, |m| m.result.messages_delivered),
+        messages_published: median_of(runs, |m| m.result.messages_published),
+        messages_published_per_s: median_of(runs, |m| m.result.messages_published as f64 / seconds(m)),
+        publisher_wake_syscalls: median_of(runs, |m| m.result.publisher_wake_syscalls),
+        publisher_late_max_ms: median_of(runs, |m| m.feeder.late_max_ns) as f64 / 1e6,
         backend: first.result.backend.clone(),
         cpu_vs_callback: None,
         wakeups_vs_callback: None,
     }
 }
 
-/// Polling rows: CPU time and wake-ups per second ÷ the callback row's of the same scenario.
-pub(crate) fn fill_ratios(rows: &mut [PollingRow]) {
-    let callbacks: Vec<(Scenario, f64, f64)> =
-        rows.iter().filter(|r| r.style == Style::Callback).map(|r| (r.scenario, r.cpu_s, r.wakeups_per_s)).collect();
+/// A run's window, in seconds.
+fn seconds(m: &Measurement) -> f64 {
+    (m.result.elapsed_ns as f64 / 1e9).max(1e-9)
+}
+
+/// A run's user + system CPU time, in seconds.
+fn cpu_s(m: &Measurement) -> f64 {
+    (m.result.cpu_user_us + m.result.cpu_sys_us) as f64 / 1e6
+}
+
+/// A run's executor wake-ups per second of its window.
+fn wakeups_per_s(m: &Measurement) -> f64 {
+    m.result.wakeups as f64 / seconds(m)
+}
+
+/// Polling rows: CPU time and wake-ups per second ÷ the callback style's in the same
+/// scenario, paired within a pass.
+pub(crate) fn fill_ratios(measured: &Passes<Point, Measurement>, rows: &mut [PollingRow]) {
     for r in rows.iter_mut().filter(|r| r.style == Style::Polling) {
-        if let Some(&(_, cpu, wakeups)) = callbacks.iter().find(|c| c.0 == r.scenario) {
-            r.cpu_vs_callback = (cpu > 0.0).then(|| r.cpu_s / cpu);
-            r.wakeups_vs_callback = (wakeups > 0.0).then(|| r.wakeups_per_s / wakeups);
-        }
+        let point = Point { scenario: r.scenario, style: r.style };
+        let callback = Point { scenario: r.scenario, style: Style::Callback };
+        r.cpu_vs_callback = measured.paired(&point, &callback, cpu_s);
+        r.wakeups_vs_callback = measured.paired(&point, &callback, wakeups_per_s);
     }
 }
 
@@ -112,14 +125,7 @@ pub fn markdown(rows: &[PollingRow]) -> String {
 
 /// A ratio with two significant digits however small (`0.0018×`, not `0.00×`).
 fn ratio(v: Option<f64>) -> String {
-    match v.filter(|v| v.is_finite()) {
-        None => "n/a".into(),
-        Some(v) if v >= 0.1 || v == 0.0 => format!("{v:.2}×"),
-        Some(v) => {
-            let decimals = (1 - v.log10().floor() as i32).clamp(2, 12) as usize;
-            format!("{v:.decimals$}×")
-        }
-    }
+    v.filter(|v| v.is_finite()).map_or_else(|| "n/a".into(), |v| format!("{}×", significant(v, 2, 2)))
 }
 
 /// Per scenario: polling ÷ callback for CPU time and wake-ups per second.
@@ -162,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_medians_with_ratios_against_the_callback_style() {
+    fn rows_are_medians_with_ratios_paired_within_a_pass() {
         let config = PollingConfig {
             scenarios: Scenario::ALL.to_vec(),
             payload_bytes: 256,
@@ -189,8 +195,11 @@ mod tests {
         assert_eq!((callback.topics, callback.publisher_late_max_ms, callback.backend.as_str()), (3, 1.0, "futex"));
         assert_eq!((callback.cpu_vs_callback, callback.wakeups_vs_callback), (None, None));
         assert_eq!((polling.cpu_s, polling.wakeups_per_s), (0.02, 10.0));
-        assert_eq!(polling.cpu_vs_callback, Some(0.5));
-        assert_eq!(polling.wakeups_vs_callback, Some(10.0 / 95.0));
+        // Polling ÷ callback within each pass: CPU 10/40, 30/20, 20/80 ms → 0.25, 1.5, 0.25;
+        // wake-ups/s 10/90, 10/100, 10.5/95 → median 10.5/95. The medians' ratios, 20/40 =
+        // 0.5 and 10/95, would pair runs of different passes.
+        assert_eq!(polling.cpu_vs_callback, Some(0.25));
+        assert_eq!(polling.wakeups_vs_callback, Some(10.5 / 95.0));
     }
 
     #[test]

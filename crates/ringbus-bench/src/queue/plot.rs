@@ -7,7 +7,6 @@ use crate::plot::{bars, box_legend, canvas, fail, finish, log_range, Bar, Group}
 use crate::report::num;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 /// Two rows of legend: eight variants do not fit in one.
@@ -78,8 +77,6 @@ pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
         .light_line_style(WHITE)
         .draw()
         .map_err(fail)?;
-    let below = ("sans-serif", 16).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Top));
-    let above = ("sans-serif", 11).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Bottom));
     let width = GROUP / variants.len() as f64;
     let groups = batches.iter().enumerate().map(|(i, &batch)| {
         let left = i as f64 + (1.0 - GROUP) / 2.0;
@@ -92,6 +89,6 @@ pub fn draw(rows: &[QueueRow], path: &Path) -> Result<()> {
         });
         Group { name: format!("batch {batch}"), mid: i as f64 + 0.5, bars: bars.collect() }
     });
-    bars(&root, &mut chart, floor, groups.collect(), (&above, &below))?;
+    bars(&root, &mut chart, floor, groups.collect(), (11, 16))?;
     finish(&root, path)
 }

@@ -6,7 +6,7 @@
 use super::measure::Measurement;
 use super::{Point, QueueConfig, Variant};
 use crate::driver::Passes;
-use crate::report::{num, times, verdict, Table};
+use crate::report::{num, significant, times, verdict, Table};
 use crate::stats::median;
 use anyhow::Result;
 use serde::Serialize;
@@ -105,16 +105,8 @@ pub const TARGET_CACHED_VS_UNCACHED: f64 = 0.6;
 pub const TARGET_HEAD_READS_PER_PUSH: f64 = 0.05;
 
 /// A value with three significant digits however small (`0.000977`, not `0.00`).
-pub(crate) fn sig(v: f64) -> String {
-    match v {
-        v if !v.is_finite() => "n/a".into(),
-        0.0 => "0".into(),
-        v if v >= 100.0 => format!("{v:.0}"),
-        v => {
-            let decimals = (2 - v.log10().floor() as i32).clamp(0, 12) as usize;
-            format!("{v:.decimals$}")
-        }
-    }
+fn sig(v: f64) -> String {
+    significant(v, 3, 0)
 }
 
 /// One row per (variant, batch).

@@ -9,7 +9,8 @@
 //! HEARTBEAT (to everyone) and a COMMAND_LONG targeted at one system. `decision`: the
 //! list's load and the decision for every link (`Router::count_destinations`); `forward`:
 //! `Router::receive` — input filter, learning, decision, output filters, counters, the
-//! sinks. Rows are the median over `repeat` runs, the two tables alternating.
+//! sinks. Rows are the median over `repeat` runs, the two tables alternating; lock-free ÷
+//! mutex ratios are paired within a pass.
 
 mod measure;
 pub mod plot;
@@ -80,7 +81,7 @@ impl fmt::Display for Point {
 
 /// Every pass: the groups (threads × churn) in order, the two tables' order alternating
 /// between passes; two rows per point (decision, forward), the medians of its runs, with
-/// the lockfree ÷ mutex ratios of those medians.
+/// the lockfree ÷ mutex ratios paired within a pass.
 impl Bench for RouteConfig {
     type Point = Point;
     type Measured = Measured;
@@ -107,8 +108,8 @@ impl Bench for RouteConfig {
             .collect()
     }
 
-    fn ratios(&self, _: &Passes<Point, Measured>, rows: &mut [RouteRow]) {
-        report::fill_ratios(rows);
+    fn ratios(&self, measured: &Passes<Point, Measured>, rows: &mut [RouteRow]) {
+        report::fill_ratios(measured, rows);
     }
 }
 

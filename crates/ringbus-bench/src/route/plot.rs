@@ -5,7 +5,6 @@ use super::{RouteRow, Table};
 use crate::plot::{bars, canvas, fail, finish, log_range, Bar, Group};
 use anyhow::Result;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 fn color(t: Table) -> RGBColor {
@@ -36,7 +35,6 @@ pub fn draw(rows: &[RouteRow], path: &Path) -> Result<()> {
         .build_cartesian_2d(0.0..groups.len() as f64, (floor..ceiling).log_scale())
         .map_err(fail)?;
     chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc("ns per frame (log scale)").draw().map_err(fail)?;
-    let below = ("sans-serif", 13).into_font().into_text_style(&root).pos(Pos::new(HPos::Center, VPos::Top));
     let groups = groups.into_iter().enumerate().map(|(i, name)| {
         let tables = [Table::LockFree, Table::Mutex].into_iter().enumerate();
         let found =
@@ -48,6 +46,6 @@ pub fn draw(rows: &[RouteRow], path: &Path) -> Result<()> {
         let bars = bars.collect();
         Group { name, mid: i as f64 + 0.5, bars }
     });
-    bars(&root, &mut chart, floor, groups.collect(), (&below, &below))?;
+    bars(&root, &mut chart, floor, groups.collect(), (13, 13))?;
     finish(&root, path)
 }

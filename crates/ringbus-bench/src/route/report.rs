@@ -1,9 +1,12 @@
-//! The router bench's rows, markdown table, targets and JSON.
+//! The router bench's rows (per metric and point the median of its runs, the lock-free
+//! rows' ratios against the mutex runs of the same group, paired within a pass), markdown
+//! table, targets and JSON.
 
 use super::measure::Measured;
-use super::{Metric, Point, RouteConfig, Table};
+use super::{Group, Metric, Point, RouteConfig, Table};
+use crate::driver::Passes;
 use crate::report::{self, num, times, verdict};
-use crate::stats::median;
+use crate::stats::{median, median_of};
 use anyhow::Result;
 use serde::Serialize;
 use std::path::Path;
@@ -28,7 +31,8 @@ pub struct RouteRow {
     pub links: usize,
     /// Links added and removed per run by the churn thread (median).
     pub churn_cycles: u64,
-    /// Lock-free rows: `ns_per_frame` ÷ the mutex row's.
+    /// Lock-free rows: ns per frame ÷ the mutex table's in the same pass, the median over
+    /// the passes.
     pub vs_mutex: Option<f64>,
 }
 
@@ -49,8 +53,7 @@ pub struct UdpRow {
 
 /// The row of `metric` at `point`, from its runs.
 pub(crate) fn row(config: &RouteConfig, metric: Metric, point: &Point, runs: &[&Measured]) -> RouteRow {
-    let ns: Vec<f64> =
-        runs.iter().map(|m| if metric == Metric::Decision { m.decision_ns } else { m.forward_ns }).collect();
+    let ns: Vec<f64> = runs.iter().map(|m| ns_per_frame(metric, m)).collect();
     RouteRow {
         table: point.table,
         metric,
@@ -62,17 +65,26 @@ pub(crate) fn row(config: &RouteConfig, metric: Metric, point: &Point, runs: &[&
         repeat: runs.len() as u32,
         frames: config.frames,
         links: config.links,
-        churn_cycles: median(runs.iter().map(|m| m.churn_cycles).collect()),
+        churn_cycles: median_of(runs, |m| m.churn_cycles),
         vs_mutex: None,
     }
 }
 
-/// Lock-free rows: ns per frame ÷ the mutex row's of the same metric, threads and churn.
-pub(crate) fn fill_ratios(rows: &mut [RouteRow]) {
-    let mutex: Vec<RouteRow> = rows.iter().filter(|m| m.table == Table::Mutex).cloned().collect();
+/// A run's ns per frame of `metric`.
+fn ns_per_frame(metric: Metric, m: &Measured) -> f64 {
+    match metric {
+        Metric::Decision => m.decision_ns,
+        Metric::Forward => m.forward_ns,
+    }
+}
+
+/// Lock-free rows: ns per frame ÷ the mutex table's of the same metric, threads and churn,
+/// paired within a pass.
+pub(crate) fn fill_ratios(measured: &Passes<Point, Measured>, rows: &mut [RouteRow]) {
     for r in rows.iter_mut().filter(|r| r.table == Table::LockFree) {
-        let m = mutex.iter().find(|m| (m.metric, m.threads, m.churn) == (r.metric, r.threads, r.churn));
-        r.vs_mutex = m.filter(|m| m.ns_per_frame > 0.0).map(|m| r.ns_per_frame / m.ns_per_frame);
+        let (metric, group) = (r.metric, Group { threads: r.threads, churn: r.churn });
+        let mutex = Point { table: Table::Mutex, group };
+        r.vs_mutex = measured.paired(&Point { table: r.table, group }, &mutex, |m| ns_per_frame(metric, m));
     }
 }
 
@@ -144,4 +156,43 @@ pub fn write_json(rows: &[RouteRow], udp: &[UdpRow], path: &Path) -> Result<()> 
         array.push(value);
     }
     crate::report::write_json(&all, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::Bench;
+
+    #[test]
+    fn rows_are_medians_per_metric_with_ratios_paired_within_a_pass() {
+        let config = RouteConfig { frames: 1000, repeat: 3, links: 8, threads: vec![2], udp_frames: 0 };
+        let group = Group { threads: 2, churn: true };
+        let run = |pass: u32, table: Table, decision_ns: f64, forward_ns: f64, churn_cycles: u64| {
+            (pass, Point { table, group }, Measured { decision_ns, forward_ns, churn_cycles })
+        };
+        let m = Passes::new(vec![
+            run(0, Table::LockFree, 30.0, 100.0, 5),
+            run(0, Table::Mutex, 40.0, 200.0, 3),
+            run(1, Table::Mutex, 40.0, 100.0, 1),
+            run(1, Table::LockFree, 10.0, 300.0, 9),
+            run(2, Table::LockFree, 20.0, 200.0, 7),
+            run(2, Table::Mutex, 20.0, 400.0, 2),
+        ]);
+        let mut rows = config.rows(&m);
+        config.ratios(&m, &mut rows);
+        let names: Vec<String> = rows.iter().map(|r| format!("{} {}", r.metric, r.table)).collect();
+        assert_eq!(names, ["decision lockfree", "decision mutex", "forward lockfree", "forward mutex"]);
+        let lockfree = &rows[0];
+        assert_eq!((lockfree.ns_per_frame, lockfree.ns_per_frame_min, lockfree.ns_per_frame_max), (20.0, 10.0, 30.0));
+        assert_eq!((lockfree.repeat, lockfree.churn_cycles, lockfree.threads, lockfree.churn), (3, 7, 2, true));
+        assert_eq!((rows[1].ns_per_frame, rows[1].churn_cycles, rows[3].ns_per_frame), (40.0, 2, 200.0));
+        // Lock-free ÷ mutex within each pass: decision 30/40, 10/40, 20/20 → 0.75, 0.25, 1.0;
+        // forward 100/200, 300/100, 200/400 → 0.5, 3.0, 0.5: medians 0.75 and 0.5. The medians'
+        // ratios, 20/40 = 0.5 and 200/200 = 1.0, would pair runs of different passes.
+        assert_eq!((rows[0].vs_mutex, rows[2].vs_mutex), (Some(0.75), Some(0.5)));
+        assert_eq!((rows[1].vs_mutex, rows[3].vs_mutex), (None, None));
+        let targets = targets(&rows, &[]);
+        assert_eq!(targets.len(), 1, "{targets:?}");
+        assert!(targets[0].contains("with churn") && targets[0].ends_with("measured 0.75×: not met"), "{targets:?}");
+    }
 }

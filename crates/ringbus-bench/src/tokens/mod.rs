@@ -89,7 +89,7 @@ impl fmt::Display for Point {
 
 /// Every pass: worker counts in the order given, the mechanisms' order alternating between
 /// passes so neither always goes first; one row per point, the medians of its runs, with
-/// the semaphore ÷ pipe ratios of those medians.
+/// the semaphore ÷ pipe ratios paired within a pass.
 impl Bench for TokensConfig {
     type Point = Point;
     type Measured = Measurement;
@@ -115,8 +115,8 @@ impl Bench for TokensConfig {
         measured.rows(|point, runs| report::row(self, point, runs))
     }
 
-    fn ratios(&self, _: &Passes<Point, Measurement>, rows: &mut [TokensRow]) {
-        report::fill_ratios(rows);
+    fn ratios(&self, measured: &Passes<Point, Measurement>, rows: &mut [TokensRow]) {
+        report::fill_ratios(measured, rows);
     }
 }
 

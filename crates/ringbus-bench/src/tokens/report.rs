@@ -1,11 +1,12 @@
 //! The token bench's rows — per (workers, mechanism) the median of its runs, the semaphore
-//! rows' ratios against the pipe row of the same worker count — as markdown: a row per
-//! point, then the semaphore ÷ pipe ratios against the targets.
+//! rows' ratios against the pipe runs of the same worker count, paired within a pass — as
+//! markdown: a row per point, then the semaphore ÷ pipe ratios against the targets.
 
 use super::scenario::Measurement;
 use super::{Mechanism, Point, TokensConfig};
+use crate::driver::Passes;
 use crate::report::{times, verdict, Table};
-use crate::stats::median;
+use crate::stats::{median, median_of};
 use serde::Serialize;
 
 /// One (workers, mechanism) result. Every figure is the median over `repeat` runs (the
@@ -37,20 +38,21 @@ pub struct TokensRow {
     pub woken: Option<u64>,
     /// Semaphore: posts that found nobody asleep and made no system call.
     pub quiet_posts: Option<u64>,
-    /// Semaphore rows: `sys_cpu_s` divided by the pipe row's of the same worker count.
+    /// Semaphore rows: system CPU ÷ the pipe's at the same worker count in the same pass,
+    /// the median over the passes.
     pub sys_cpu_vs_pipe: Option<f64>,
-    /// Semaphore rows: `wall_s` divided by the pipe row's of the same worker count.
+    /// Semaphore rows: wall time ÷ the pipe's at the same worker count in the same pass,
+    /// the median over the passes.
     pub wall_vs_pipe: Option<f64>,
 }
 
 /// The row of `point`, from its runs.
 pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -> TokensRow {
     let first = runs[0];
-    let med_u = |f: &dyn Fn(&Measurement) -> u64| median(runs.iter().map(|m| f(m)).collect());
     let med_o = |f: &dyn Fn(&Measurement) -> Option<u64>| {
         runs.iter().map(|m| f(m)).collect::<Option<Vec<u64>>>().filter(|v| !v.is_empty()).map(median)
     };
-    let switches = median(runs.iter().map(|m| m.usage.switches()).collect());
+    let switches = median_of(runs, |m| m.usage.switches());
     TokensRow {
         mechanism: point.mechanism,
         workers: point.workers,
@@ -58,13 +60,13 @@ pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -
         jobs: first.jobs,
         job_us: config.job_us,
         repeat: runs.len() as u32,
-        wall_s: med_u(&|m| m.wall_ns) as f64 / 1e9,
-        user_cpu_s: med_u(&|m| m.usage.user_us) as f64 / 1e6,
-        sys_cpu_s: med_u(&|m| m.usage.sys_us) as f64 / 1e6,
-        voluntary_ctx_switches: med_u(&|m| m.usage.voluntary),
-        involuntary_ctx_switches: med_u(&|m| m.usage.involuntary),
+        wall_s: median_of(runs, wall_s),
+        user_cpu_s: median_of(runs, |m| m.usage.user_us) as f64 / 1e6,
+        sys_cpu_s: median_of(runs, sys_cpu_s),
+        voluntary_ctx_switches: median_of(runs, |m| m.usage.voluntary),
+        involuntary_ctx_switches: median_of(runs, |m| m.usage.involuntary),
         ctx_switches_per_job: switches as f64 / first.jobs as f64,
-        max_holders: med_u(&|m| m.max_holders),
+        max_holders: median_of(runs, |m| m.max_holders),
         failed_takes: med_o(&|m| m.failed_takes),
         wake_calls: med_o(&|m| m.wake.map(|w| w.wake_calls)),
         woken: med_o(&|m| m.wake.map(|w| w.woken)),
@@ -74,15 +76,24 @@ pub(crate) fn row(config: &TokensConfig, point: &Point, runs: &[&Measurement]) -
     }
 }
 
-/// Semaphore rows: system CPU and wall time ÷ the pipe row's of the same worker count.
-pub(crate) fn fill_ratios(rows: &mut [TokensRow]) {
-    let pipes: Vec<(u32, f64, f64)> =
-        rows.iter().filter(|r| r.mechanism == Mechanism::Pipe).map(|r| (r.workers, r.sys_cpu_s, r.wall_s)).collect();
+/// A run's wall time, in seconds.
+fn wall_s(m: &Measurement) -> f64 {
+    m.wall_ns as f64 / 1e9
+}
+
+/// A run's system CPU time over the workers, in seconds.
+fn sys_cpu_s(m: &Measurement) -> f64 {
+    m.usage.sys_us as f64 / 1e6
+}
+
+/// Semaphore rows: system CPU and wall time ÷ the pipe's at the same worker count, paired
+/// within a pass.
+pub(crate) fn fill_ratios(measured: &Passes<Point, Measurement>, rows: &mut [TokensRow]) {
     for r in rows.iter_mut().filter(|r| r.mechanism == Mechanism::Semaphore) {
-        if let Some(&(_, sys, wall)) = pipes.iter().find(|p| p.0 == r.workers) {
-            r.sys_cpu_vs_pipe = (sys > 0.0).then(|| r.sys_cpu_s / sys);
-            r.wall_vs_pipe = (wall > 0.0).then(|| r.wall_s / wall);
-        }
+        let point = Point { mechanism: r.mechanism, workers: r.workers };
+        let pipe = Point { mechanism: Mechanism::Pipe, workers: r.workers };
+        r.sys_cpu_vs_pipe = measured.paired(&point, &pipe, sys_cpu_s);
+        r.wall_vs_pipe = measured.paired(&point, &pipe, wall_s);
     }
 }
 
@@ -157,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_medians_with_ratios_against_the_pipe() {
+    fn rows_are_medians_with_ratios_paired_within_a_pass() {
         let config = TokensConfig {
             workers: vec![8],
             mechanisms: Mechanism::ALL.to_vec(),
@@ -172,7 +183,9 @@ mod tests {
             measured(Mechanism::Pipe, 8, 0, 400_000, 2_000_000_000),
             measured(Mechanism::Pipe, 8, 1, 100_000, 1_000_000_000),
             measured(Mechanism::Pipe, 8, 2, 200_000, 3_000_000_000),
-            measured(Mechanism::Semaphore, 8, 0, 50_000, 1_000_000_000),
+            measured(Mechanism::Semaphore, 8, 0, 300_000, 3_000_000_000),
+            measured(Mechanism::Semaphore, 8, 1, 50_000, 500_000_000),
+            measured(Mechanism::Semaphore, 8, 2, 20_000, 1_500_000_000),
         ]);
         let mut rows = config.rows(&m);
         config.ratios(&m, &mut rows);
@@ -182,7 +195,11 @@ mod tests {
         assert_eq!((pipe.failed_takes, pipe.wake_calls, pipe.sys_cpu_vs_pipe), (Some(7), None, None));
         assert_eq!(pipe.ctx_switches_per_job, 0.75);
         assert_eq!((sem.wake_calls, sem.woken, sem.quiet_posts, sem.failed_takes), (Some(9), Some(8), Some(91), None));
-        assert_eq!((sem.sys_cpu_vs_pipe, sem.wall_vs_pipe), (Some(0.25), Some(0.5)));
+        // Semaphore ÷ pipe within each pass: sys 0.3/0.4, 0.05/0.1, 0.02/0.2 → 0.75, 0.5, 0.1;
+        // wall 3/2, 0.5/1, 1.5/3 → 1.5, 0.5, 0.5: medians 0.5 and 0.5. The medians' ratios,
+        // 0.05/0.2 = 0.25 and 1.5/2 = 0.75, would pair runs of different passes.
+        assert_eq!((sem.repeat, sem.sys_cpu_s, sem.wall_s), (3, 0.05, 1.5));
+        assert_eq!((sem.sys_cpu_vs_pipe, sem.wall_vs_pipe), (Some(0.5), Some(0.5)));
         assert_eq!(median(vec![4, 1, 3, 2]), 2, "lower middle of an even count");
     }
 }

@@ -1,7 +1,8 @@
 //! The board: one small file shared by the bench (the waker) and the waiter of one
-//! backend's run. It holds the futex words the waiter sleeps on, the waker's `t0` of the
-//! wake in flight, the waiter's handshake flags and, after a header of 128 bytes, one
-//! latency slot per wake. Every field is an atomic, so an all-zero file is a valid board.
+//! backend's run (see [`crate::shm`]). It holds the futex words the waiter sleeps on, the
+//! waker's `t0` of the wake in flight, the waiter's handshake flags and, after a header of
+//! 128 bytes, one latency slot per wake. Every field is an atomic, so an all-zero file is a
+//! valid board; the first 48 bytes are read as 32-bit words, the rest as 64-bit words.
 //!
 //! ```text
 //! bytes   0..32   words: 8 × u32 futex words (the waiter attaches the first 1 or 8)
@@ -13,133 +14,97 @@
 //! ```
 
 use super::WAITV_WORDS;
-use anyhow::{ensure, Context, Result};
-use memmap2::MmapRaw;
-use std::fs::OpenOptions;
-use std::mem::{offset_of, size_of};
+use crate::shm::SharedWords;
+use anyhow::{Context, Result};
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-#[repr(C)]
-struct Header {
-    words: [AtomicU32; WAITV_WORDS],
-    asleep: AtomicU32,
-    ready: AtomicU32,
-    done: AtomicU32,
-    pid: AtomicU32,
-    t0_ns: AtomicU64,
-    cpu_us: AtomicU64,
-    _reserved: [AtomicU64; 8],
-}
-
-const HEADER_BYTES: usize = 128;
-const _: () = assert!(size_of::<Header>() == HEADER_BYTES);
-const _: () = assert!(offset_of!(Header, asleep) == 32);
-const _: () = assert!(offset_of!(Header, t0_ns) == 48);
-const _: () = assert!(offset_of!(Header, cpu_us) == 56);
+/// 32-bit words (`SharedWords::words32`): the futex words, then the handshake.
+const ASLEEP: usize = WAITV_WORDS;
+const READY: usize = ASLEEP + 1;
+const DONE: usize = ASLEEP + 2;
+const PID: usize = ASLEEP + 3;
+/// 64-bit words (`SharedWords::words`), after the 32-bit ones: none overlaps another.
+const T0_NS: usize = 6;
+const CPU_US: usize = 7;
+const HEADER_WORDS: usize = 16;
+const _: () = assert!(ASLEEP * 4 == 32 && PID * 4 + 4 == 48 && T0_NS * 8 == 48 && CPU_US * 8 == 56);
+const _: () = assert!(HEADER_WORDS * 8 == 128);
 
 #[derive(Debug)]
 pub(crate) struct Board {
-    map: MmapRaw,
+    shared: SharedWords,
     /// Latency slots (warm-up and measured wakes).
     wakes: usize,
 }
 
 impl Board {
-    fn bytes(wakes: usize) -> Result<usize> {
-        wakes
-            .checked_mul(8)
-            .and_then(|n| n.checked_add(HEADER_BYTES))
-            .ok_or_else(|| anyhow::anyhow!("{wakes} wakes is too many"))
+    /// 64-bit words of a board with `wakes` slots.
+    fn len(wakes: usize) -> Result<usize> {
+        let len = wakes.checked_add(HEADER_WORDS).filter(|n| n.checked_mul(8).is_some());
+        len.with_context(|| format!("{wakes} wakes is too many"))
     }
 
     /// The bench's side: creates the board, zeroed, with `wakes` slots.
     pub(crate) fn create(path: &Path, wakes: usize) -> Result<Board> {
-        let bytes = Self::bytes(wakes)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        file.set_len(bytes as u64).with_context(|| {
-            format!("cannot size {} to {bytes} bytes; is /dev/shm full? (df -h /dev/shm)", path.display())
-        })?;
-        Self::map(path, &file, wakes)
+        Ok(Board { shared: SharedWords::create(path, Self::len(wakes)?)?, wakes })
     }
 
     /// The waiter's side: maps the board the bench created.
     pub(crate) fn open(path: &Path, wakes: usize) -> Result<Board> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        Self::map(path, &file, wakes)
+        Ok(Board { shared: SharedWords::open(path, Self::len(wakes)?)?, wakes })
     }
 
-    fn map(path: &Path, file: &std::fs::File, wakes: usize) -> Result<Board> {
-        let bytes = Self::bytes(wakes)?;
-        let actual = file.metadata()?.len();
-        ensure!(actual == bytes as u64, "{} is {actual} bytes, expected {bytes}", path.display());
-        let map = MmapRaw::map_raw(file).with_context(|| format!("cannot mmap {}", path.display()))?;
-        ensure!(map.len() == bytes, "{} changed size while being mapped", path.display());
-        Ok(Board { map, wakes })
+    fn word32(&self, i: usize) -> &AtomicU32 {
+        &self.shared.words32()[i]
     }
 
-    fn header(&self) -> &Header {
-        // SAFETY: the mapping is page-aligned and at least HEADER_BYTES long (checked in
-        // `map`); `Header` is all atomics, valid for any bytes (zero included), and only
-        // ever accessed through them; the reference borrows `self`, which owns the mapping.
-        unsafe { &*self.map.as_mut_ptr().cast::<Header>() }
+    fn word(&self, i: usize) -> &AtomicU64 {
+        &self.shared.words()[i]
     }
 
     fn slots(&self) -> &[AtomicU64] {
-        // SAFETY: the mapping is `HEADER_BYTES + 8 * wakes` bytes (checked in `map`), so
-        // the slots start 8-aligned at HEADER_BYTES and fit; atomics are valid for any
-        // bytes and every process accesses the file only through atomics; the slice
-        // borrows `self`, which owns the mapping.
-        unsafe { std::slice::from_raw_parts(self.map.as_mut_ptr().add(HEADER_BYTES).cast::<AtomicU64>(), self.wakes) }
+        &self.shared.words()[HEADER_WORDS..]
     }
 
     /// The futex words.
     pub(crate) fn words(&self) -> &[AtomicU32; WAITV_WORDS] {
-        &self.header().words
+        self.shared.words32()[..WAITV_WORDS].try_into().expect("the header holds the futex words")
     }
 
     /// The waiter (process `pid`) has attached everything and is about to wait for wake 0.
     pub(crate) fn mark_ready(&self, pid: u32) {
-        self.header().pid.store(pid, Ordering::Relaxed);
+        self.word32(PID).store(pid, Ordering::Relaxed);
         // Release: the bench's Acquire load sees the waiter set up, and its pid.
-        self.header().ready.store(1, Ordering::Release);
+        self.word32(READY).store(1, Ordering::Release);
     }
 
     /// The waiter's pid, once it is ready.
     pub(crate) fn ready(&self) -> Option<u32> {
-        (self.header().ready.load(Ordering::Acquire) == 1).then(|| self.header().pid.load(Ordering::Relaxed))
+        (self.word32(READY).load(Ordering::Acquire) == 1).then(|| self.word32(PID).load(Ordering::Relaxed))
     }
 
     /// The waiter is about to sleep for wake `seq`, having recorded every wake before it.
     pub(crate) fn mark_asleep(&self, seq: usize) {
         // Release: pairs with the bench's Acquire in `asleep_for`; publishes the slots
         // recorded before it.
-        self.header().asleep.store(seq as u32 + 1, Ordering::Release);
+        self.word32(ASLEEP).store(seq as u32 + 1, Ordering::Release);
     }
 
     /// Whether the waiter announced it sleeps for wake `seq`.
     pub(crate) fn asleep_for(&self, seq: usize) -> bool {
-        self.header().asleep.load(Ordering::Acquire) == seq as u32 + 1
+        self.word32(ASLEEP).load(Ordering::Acquire) == seq as u32 + 1
     }
 
     /// The bench: wake in flight started at `t0_ns`. Must precede the word's Release store.
     pub(crate) fn set_t0(&self, t0_ns: u64) {
         // Relaxed: published by the Release store to the word that follows.
-        self.header().t0_ns.store(t0_ns, Ordering::Relaxed);
+        self.word(T0_NS).store(t0_ns, Ordering::Relaxed);
     }
 
     /// The waiter: `t0` of the wake it just saw (its Acquire load of the word came first).
     pub(crate) fn t0(&self) -> u64 {
-        self.header().t0_ns.load(Ordering::Relaxed)
+        self.word(T0_NS).load(Ordering::Relaxed)
     }
 
     /// The waiter: wake `seq` took `ns` (at least 1: 0 means "not recorded").
@@ -156,14 +121,14 @@ impl Board {
 
     /// The waiter leaves its CPU time and says it is done.
     pub(crate) fn finish(&self, cpu_us: u64) {
-        self.header().cpu_us.store(cpu_us, Ordering::Relaxed);
+        self.word(CPU_US).store(cpu_us, Ordering::Relaxed);
         // Release: pairs with `done`'s Acquire; publishes the CPU time and every slot.
-        self.header().done.store(1, Ordering::Release);
+        self.word32(DONE).store(1, Ordering::Release);
     }
 
     /// The waiter's CPU µs over the measured wakes, once it is done.
     pub(crate) fn done(&self) -> Option<u64> {
-        (self.header().done.load(Ordering::Acquire) == 1).then(|| self.header().cpu_us.load(Ordering::Relaxed))
+        (self.word32(DONE).load(Ordering::Acquire) == 1).then(|| self.word(CPU_US).load(Ordering::Relaxed))
     }
 }
 

@@ -162,7 +162,7 @@ struct WakeBench<'a> {
 }
 
 /// One pass of one run, the backends taking turns wake by wake within it; ratios against
-/// the futex row of that run.
+/// the futex backend of that pass.
 impl Bench for WakeBench<'_> {
     type Point = Backends;
     type Measured = Vec<WakeRow>;
@@ -207,8 +207,8 @@ impl Bench for WakeBench<'_> {
         measured.of(&Backends).into_iter().flatten().cloned().collect()
     }
 
-    fn ratios(&self, _: &Passes<Backends, Vec<WakeRow>>, rows: &mut [WakeRow]) {
-        report::fill_ratios(rows);
+    fn ratios(&self, measured: &Passes<Backends, Vec<WakeRow>>, rows: &mut [WakeRow]) {
+        report::fill_ratios(measured, rows);
     }
 }
 

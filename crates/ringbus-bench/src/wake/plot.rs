@@ -4,7 +4,6 @@ use super::WakeRow;
 use crate::plot::{bars, box_legend, canvas, fail, finish, Bar, Group};
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
 const P50: RGBColor = RGBColor(31, 119, 180);
@@ -39,8 +38,6 @@ pub fn draw(rows: &[WakeRow], path: &Path) -> Result<()> {
         .build_cartesian_2d(0.0..rows.len() as f64, 0.0..(top * 1.15).max(1e-3))
         .map_err(fail)?;
     chart.configure_mesh().disable_x_mesh().x_labels(0).y_desc("µs").light_line_style(WHITE).draw().map_err(fail)?;
-    let below = ("sans-serif", 16).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Top));
-    let above = ("sans-serif", 12).into_font().into_text_style(&area).pos(Pos::new(HPos::Center, VPos::Bottom));
     let groups = rows.iter().enumerate().map(|(i, r)| {
         let mid = i as f64 + 0.5;
         let values = [(mid - BAR, r.wake_p50_us, P50), (mid, r.wake_p99_us, P99)].into_iter();
@@ -50,6 +47,6 @@ pub fn draw(rows: &[WakeRow], path: &Path) -> Result<()> {
         });
         Group { name: r.backend.name().into(), mid, bars: bars.collect() }
     });
-    bars(&root, &mut chart, 0.0, groups.collect(), (&above, &below))?;
+    bars(&root, &mut chart, 0.0, groups.collect(), (12, 16))?;
     finish(&root, path)
 }

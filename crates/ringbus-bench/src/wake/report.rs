@@ -1,19 +1,19 @@
-//! The wake bench's results: ratios against the futex row, a markdown table, the issue's
-//! target.
+//! The wake bench's results: ratios against the futex row of the same pass, a markdown
+//! table, the target.
 
-use super::{WakeBackend, WakeRow};
+use super::{Backends, WakeBackend, WakeRow};
+use crate::driver::Passes;
 use crate::report::{num, times, Table};
 
 /// Target: io_uring with an fd attached at most this many times plain futex's p50.
 pub const TARGET_IO_URING_P50_RATIO: f64 = 1.3;
 
-/// Fills every row's `p50_vs_futex` from the futex row of the same run, if there is one.
-pub fn fill_ratios(rows: &mut [WakeRow]) {
-    let Some(futex) = rows.iter().find(|r| r.backend == WakeBackend::Futex).map(|r| r.wake_p50_us) else {
-        return;
-    };
+/// Fills every row's `p50_vs_futex`: its p50 ÷ the futex backend's in the same pass (the
+/// one run where the backends took turns), if there is one.
+pub(super) fn fill_ratios(measured: &Passes<Backends, Vec<WakeRow>>, rows: &mut [WakeRow]) {
+    let backends = measured.split(|rows| rows.iter().map(|r| (r.backend, r)).collect());
     for r in rows.iter_mut() {
-        r.p50_vs_futex = Some(r.wake_p50_us / futex).filter(|v| v.is_finite());
+        r.p50_vs_futex = backends.paired(&r.backend, &WakeBackend::Futex, |m| m.wake_p50_us);
     }
 }
 
@@ -75,16 +75,21 @@ mod tests {
         }
     }
 
+    /// `rows` as measured in one pass, their ratios filled.
+    fn with_ratios(mut rows: Vec<WakeRow>) -> Vec<WakeRow> {
+        fill_ratios(&Passes::new(vec![(0, Backends, rows.clone())]), &mut rows);
+        rows
+    }
+
     #[test]
     fn ratios_are_against_the_futex_row_and_the_target_reads_them() {
-        let mut rows = vec![row(WakeBackend::IoUring, 12.0), row(WakeBackend::Futex, 10.0)];
+        let rows = vec![row(WakeBackend::IoUring, 12.0), row(WakeBackend::Futex, 10.0)];
         assert_eq!(target(&rows), None);
-        fill_ratios(&mut rows);
-        assert_eq!(rows[0].p50_vs_futex, Some(1.2));
+        let rows = with_ratios(rows);
+        assert_eq!((rows[0].p50_vs_futex, rows[1].p50_vs_futex), (Some(1.2), Some(1.0)));
         assert!(target(&rows).unwrap().ends_with("1.20×: met"));
         assert!(markdown(&rows).contains("| io_uring | 1 | 1 | 10 | 12.0 | 24.0 | 1.20× | 3.00 |"));
-        let mut alone = vec![row(WakeBackend::Epoll, 5.0)];
-        fill_ratios(&mut alone);
+        let alone = with_ratios(vec![row(WakeBackend::Epoll, 5.0)]);
         assert_eq!(alone[0].p50_vs_futex, None);
     }
 }

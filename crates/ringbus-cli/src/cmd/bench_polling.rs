@@ -40,7 +40,8 @@ messages), timer calls, messages delivered by wake-ups; from the publishers' sha
 counters: messages published and wake system calls made (FUTEX_WAKE because a subscriber
 slept). Rows are per (scenario, style), the median of --repeat runs (the styles' order
 alternating between repetitions), with polling / callback ratios of CPU time and
-wake-ups per second.
+wake-ups per second, each the median over repetitions of the ratio within one repetition
+(where the two runs are adjacent in time).
 
 Every run is checked: the timer ran 10 times a second (within 2 plus 1 per second); in the
 polling style the publishers made no wake system call and the node woke only for its

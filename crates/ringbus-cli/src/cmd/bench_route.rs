@@ -22,16 +22,17 @@ link in a loop all the while. Two figures per thread, ns per frame over --frames
   forward   Router::receive: input filter, route learning, decision, output filters,
             counters, and sinks that count and discard
 
-Rows: the median of --repeat runs, with min and max; lockfree ÷ mutex per row. Then,
-unless --udp-frames 0: a real router with two udp-in endpoints on 127.0.0.1; a sender
-sends HEARTBEATs to one, a receiver reads them from the other; the sender keeps at most
-128 frames in flight (the receiver keeps up), one frame per datagram; the receiver
-counts the frames it parses out of what it gets. Reported: frames/s, frames lost, and
-frames per datagram received. Twice: with clients moving one datagram per system call
-(sendto/recvfrom, as a MAVLink program does), then 32 (sendmmsg/recvmmsg, so that the
-router is what is measured). The router itself always reads with recvmmsg and forwards
-to UDP links with sendmmsg, packing the frames of one receive batch bound for the same
-peer into shared datagrams (at most 1472 bytes).
+Rows: the median of --repeat runs, with min and max; lockfree ÷ mutex per row, the median
+over repetitions of the ratio within one repetition (where the two runs are adjacent in
+time). Then, unless --udp-frames 0: a real router with two udp-in endpoints on 127.0.0.1;
+a sender sends HEARTBEATs to one, a receiver reads them from the other; the sender keeps
+at most 128 frames in flight (the receiver keeps up), one frame per datagram; the
+receiver counts the frames it parses out of what it gets. Reported: frames/s, frames
+lost, and frames per datagram received. Twice: with clients moving one datagram per
+system call (sendto/recvfrom, as a MAVLink program does), then 32 (sendmmsg/recvmmsg, so
+that the router is what is measured). The router itself always reads with recvmmsg and
+forwards to UDP links with sendmmsg, packing the frames of one receive batch bound for
+the same peer into shared datagrams (at most 1472 bytes).
 
 Targets (issue 8), reported as measured: decision with 2 threads ≤ 0.5 × the mutex
 table's ns/frame; ≥ 100000 frames/s through UDP loopback with no loss.";

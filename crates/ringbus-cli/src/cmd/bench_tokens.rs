@@ -30,8 +30,10 @@ calls made by post() and the sleepers they woke (woken <= wake calls: no herd); 
 give the reads that lost the race (failed takes).
 
 Every run is checked: exactly J jobs ran, every token came back, and no more than T workers
-ever held a token at once. Rows are per (workers, mechanism), the median of --repeat runs,
-with semaphore / pipe ratios of system CPU and wall time per worker count.
+ever held a token at once. Rows are per (workers, mechanism), the median of --repeat runs
+(the mechanisms' order alternating between repetitions), with semaphore / pipe ratios of
+system CPU and wall time per worker count, each the median over repetitions of the ratio
+within one repetition (where the two runs are adjacent in time).
 
 Files: a fresh directory ringbus-bench-* under $RINGBUS_ROOT if set, else under /dev/shm,
 removed at the end (also on error or Ctrl-C; one left by a killed run is removed by the next).";
