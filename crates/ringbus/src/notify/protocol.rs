@@ -27,9 +27,9 @@
 //! only, and a third sleeper could still sleep on the value before A's bump after that
 //! wake, with A's own wake spent on someone else. (The loom models below — up to three
 //! waiters and two publishes at once — pass with a plain store too, checked at preemption
-//! bound 1: loom's futex, like the kernel's, checks and queues under one lock, which
-//! orders the third sleeper's check after both bumps. The swap gives the guarantee from
-//! the atomics alone, without leaning on that lock.) A token
+//! bound 1 — likely because loom's futex, like the kernel's, checks and queues under one
+//! lock, which would order the third sleeper's check after both bumps. The swap gives the
+//! guarantee from the atomics alone, without leaning on that lock.) A token
 //! whose publish found nobody asleep stays set; the next subscriber woken takes it, at
 //! worst for one wake call that finds nobody. If the subscriber that took the token dies
 //! before its call, the others sleep until the next publish (whose token someone takes) or
