@@ -24,7 +24,7 @@ use std::process::ExitCode;
         ringbus bench fanout --help                  # every option of the fan-out benchmark\n  \
         ringbus bench tokens --quick                 # make's jobserver pipe vs ringbus Semaphore, 8 and 16 workers\n  \
         ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll\n  \
-        ringbus bench polling --quick                # seed 002's node: per-message callbacks vs a timer that polls\n  \
+        ringbus bench polling --quick                # a ROS-style node: per-message callbacks vs a timer that polls\n  \
         ringbus bench queue --quick                  # command queue push cost: cached vs uncached head, rtrb, ArrayQueue\n  \
         ringbus doctor                               # what this machine lacks for ringbus, and how to fix it\n  \
         ringbus completions bash > ~/.local/share/bash-completion/completions/ringbus"

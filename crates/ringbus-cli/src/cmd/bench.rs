@@ -33,13 +33,13 @@ enum Which {
     /// Wake latency p50/p99 and waiter CPU per wake for each WaitSet backend (futex, futex_waitv, io_uring, epoll).
     #[command(long_about = super::bench_wake::LONG_ABOUT)]
     Wake(WakeArgs),
-    /// Seed 002's figure-1 node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
+    /// A ROS-style node: per-message callbacks vs a timer that takes what it needs (CPU, wake-ups, context switches).
     #[command(long_about = super::bench_polling::LONG_ABOUT)]
     Polling(PollingArgs),
-    /// Command queue push cost: cached vs uncached consumer position (seed 001), with rtrb and ArrayQueue as anchors.
+    /// Command queue push cost: cached vs uncached consumer position, with rtrb and ArrayQueue as anchors.
     #[command(long_about = super::bench_queue::LONG_ABOUT, visible_alias = "ring")]
     Queue(QueueArgs),
-    /// MAVLink routing cost: lock-free link table vs the seed's mutex, 1-2 threads, with and without link churn; UDP frames/s.
+    /// MAVLink routing cost: lock-free link table vs one behind a mutex, 1-2 threads, with and without link churn; UDP frames/s.
     #[command(long_about = super::bench_route::LONG_ABOUT)]
     Route(RouteBenchArgs),
 }
