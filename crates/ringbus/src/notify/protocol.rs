@@ -160,6 +160,13 @@ impl WakeWords<'_> {
         self.word.load(Ordering::Acquire)
     }
 
+    /// Takes back `n` registrations of a waiter that died registered (its mark said `n`);
+    /// leaves the count alone if it holds fewer (too high only costs a wake call that
+    /// finds nobody, too low would lose wake-ups).
+    pub(crate) fn forget_sleepers(&self, n: u32) {
+        let _ = self.sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |count| count.checked_sub(n));
+    }
+
     /// Undoes one [`WakeWords::register`].
     pub(crate) fn unregister(&self, mark: &AtomicU32) {
         // The mark is ours alone (a bad peer's scribble must not make it wrap).

@@ -16,7 +16,6 @@ use crate::shm::header::SegmentKind;
 use crate::shm::segment::{self, header_error};
 use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout, TopicSegment};
 use crate::shm::{Region, Root};
-use crate::sync::Ordering;
 use crate::sys;
 use std::fs::File;
 use std::os::fd::AsFd;
@@ -297,8 +296,7 @@ impl TopicHandle {
     pub(crate) fn reclaim_sleeper(&self, slot: u32) {
         let registered = self.segment.subscriber(slot).take_sleep_mark();
         if (1..=MAX_SLEEPS_PER_SUBSCRIBER).contains(&registered) {
-            let sleepers = self.segment.wake_words().sleepers;
-            let _ = sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(registered));
+            self.segment.wake_words().forget_sleepers(registered);
         }
     }
 
