@@ -57,6 +57,12 @@ pub enum LoanError {
     PoolExhausted { chunks: u32 },
     #[error("payload type {requested} does not match the topic's {existing}")]
     TypeMismatch { existing: String, requested: String },
+    #[error("no shared memory left for a loan of {requested} bytes: the filesystem holding the ringbus root has {free_bytes} bytes free. Enlarge the tmpfs (docker: --shm-size; host: mount -o remount,size=... /dev/shm), or loan less; smaller loans may still succeed")]
+    NoSpace { requested: u64, free_bytes: u64 },
+    #[error("a loan of {requested} bytes would take this publisher's payload memory to {reserved_bytes} bytes, over the topic's pool_bytes of {pool_bytes}. Create the topic with a larger pool_bytes, or keep fewer or smaller messages in flight (depth, max_held)")]
+    PoolBudget { requested: u64, pool_bytes: u64, reserved_bytes: u64 },
+    #[error("cannot reserve shared memory for a loan of {requested} bytes: {reason}")]
+    Reserve { requested: u64, reason: String },
 }
 
 /// Taking a sample from a subscriber without blocking.
@@ -88,6 +94,8 @@ pub enum ReceiveError {
 pub enum ViewError {
     #[error("the payload is {actual} bytes but {type_name} needs {expected}")]
     Size { type_name: &'static str, expected: usize, actual: usize },
+    #[error("the payload is {actual} bytes, not a whole number of {type_name} ({element} bytes each)")]
+    SliceSize { type_name: &'static str, element: usize, actual: usize },
     #[error("the payload is not aligned to {align} bytes as {type_name} needs")]
     Alignment { type_name: &'static str, align: usize },
 }

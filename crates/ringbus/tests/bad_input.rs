@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::TestRoot;
+use common::{Mount, TestRoot};
 use ringbus::{Node, OpenError, TakeError};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -32,7 +32,7 @@ fn corrupted_topic_headers_are_typed_errors() {
         (12, &7u32.to_le_bytes(), "segment kind"),
         (60, &5u32.to_le_bytes(), "segment state"),
         (72 + 8, &3u32.to_le_bytes(), "depth"),
-        (376, &4000u32.to_le_bytes(), "topic name length"),
+        (392, &4000u32.to_le_bytes(), "topic name length"),
     ];
     for (offset, bytes, expected) in cases {
         let old = poke(&topic, offset, bytes);
@@ -130,24 +130,6 @@ fn unusable_roots_are_explained() {
     }
 }
 
-/// A private tmpfs mount for one test, unmounted when dropped.
-struct Mount(tempfile::TempDir);
-
-impl Mount {
-    fn tmpfs(options: &str) -> Mount {
-        let dir = tempfile::tempdir().unwrap();
-        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", options, "tmpfs"]).arg(dir.path()).status().unwrap();
-        assert!(ok.success(), "this test mounts a tmpfs and needs root (CI runs as root)");
-        Mount(dir)
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.0.path()).status();
-    }
-}
-
 #[test]
 fn a_read_only_root_is_explained() {
     let mount = Mount::tmpfs("ro,size=1M,mode=700");
@@ -161,7 +143,15 @@ fn a_full_tmpfs_is_a_typed_error_and_leaves_nothing_half_created() {
     let mount = Mount::tmpfs("size=4M,mode=700");
     let node = Node::with_root("t", mount.0.path()).unwrap();
     let before: Vec<_> = std::fs::read_dir(mount.0.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let err = node.topic("big").max_payload_bytes(1 << 20).depth(4).max_subscribers(4).publisher().unwrap_err();
+    // A preallocated pool reserves every chunk when the publisher is created.
+    let err = node
+        .topic("big")
+        .max_payload_bytes(1 << 20)
+        .depth(4)
+        .max_subscribers(4)
+        .preallocate(true)
+        .publisher()
+        .unwrap_err();
     assert!(matches!(err, OpenError::NoSpace { .. }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("--shm-size") && message.contains("free"), "{message}");

@@ -65,6 +65,11 @@ impl ChunkAllocator {
     pub(crate) fn free_count(&self) -> usize {
         self.free.len()
     }
+
+    /// The chunks not in the log and not deferred (to give their memory back).
+    pub(crate) fn free_chunks(&self) -> &[u32] {
+        &self.free
+    }
 }
 
 #[cfg(test)]

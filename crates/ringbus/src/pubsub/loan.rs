@@ -76,6 +76,12 @@ impl<'p> Loan<'p> {
         pod::view_mut(self)
     }
 
+    /// The payload as a mutable slice of `T` (length a whole number of `T`); see
+    /// [`Publisher::loan_slice`].
+    pub fn slice_mut<T: Pod>(&mut self) -> Result<&mut [T], ViewError> {
+        pod::view_slice_mut(self)
+    }
+
     /// Address of the payload (to check zero-copy claims).
     pub fn address(&self) -> usize {
         self.publisher.detached_address(self.live())

@@ -11,6 +11,7 @@ use super::settings::TopicBuilder;
 use super::topic::{Role, TopicHandle};
 use crate::error::{LoanError, OpenError};
 use crate::pool::allocator::ChunkAllocator;
+use crate::pool::extents::{ChunkExtents, Fit, OverBudget};
 use crate::ring::log::EntryRecord;
 use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
@@ -41,6 +42,8 @@ pub struct Publisher {
     incarnation: u32,
     segment: PublisherSegment,
     allocator: ChunkAllocator,
+    /// The memory each chunk holds (`None`: the pool is preallocated).
+    extents: Option<ChunkExtents>,
     /// The chunk for the next loan, claimed right after the previous publish so that the
     /// cache miss on its pin words (last written by subscribers) falls outside the loan.
     spare: Option<ClaimedChunk>,
@@ -81,12 +84,15 @@ impl Publisher {
                 Ok((segment, incarnation))
             })?;
         let allocator = ChunkAllocator::new(topic.segment.config().chunk_count, topic.segment.config().depth);
+        let g = segment.geometry;
+        let extents = g.on_demand().then(|| ChunkExtents::new(g.chunk_count, g.chunk_stride, g.pool_bytes));
         Ok(Publisher {
             topic,
             slot,
             incarnation,
             segment,
             allocator,
+            extents,
             spare: None,
             next: 0,
             stats: PublisherStats::default(),
@@ -126,7 +132,84 @@ impl Publisher {
                     .ok_or(LoanError::PoolExhausted { chunks: self.topic.segment.config().chunk_count })?
             }
         };
+        if let Err(e) = self.fit(&claim, len as u64) {
+            self.allocator.give_back(claim.chunk);
+            return Err(e);
+        }
         Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
+    }
+
+    /// Gives a claimed chunk the memory a loan of `len` bytes needs (on-demand pools): no
+    /// system call unless its extent must grow or is far larger than `len`.
+    #[inline]
+    fn fit(&mut self, claim: &ClaimedChunk, len: u64) -> Result<(), LoanError> {
+        match self.extents.as_ref().map(|e| e.plan(claim.chunk, len)) {
+            None | Some(Ok(Fit::Keep)) => Ok(()),
+            Some(planned) => self.refit(claim, len, planned),
+        }
+    }
+
+    #[cold]
+    fn refit(&mut self, claim: &ClaimedChunk, len: u64, planned: Result<Fit, OverBudget>) -> Result<(), LoanError> {
+        let fit = match planned {
+            Ok(fit) => fit,
+            Err(_) => {
+                // Over the budget: first give back what idle chunks hold.
+                self.empty_free_chunks();
+                let extents = self.extents.as_ref().expect("on demand");
+                extents.plan(claim.chunk, len).map_err(|over| LoanError::PoolBudget {
+                    requested: len,
+                    pool_bytes: over.budget,
+                    reserved_bytes: over.reserved,
+                })?
+            }
+        };
+        let mut result = self.segment.fit(claim, fit);
+        if matches!(&result, Err(e) if e.raw_os_error() == Some(libc::ENOSPC)) {
+            // The filesystem is full: give back what idle chunks hold and try once more.
+            self.empty_free_chunks();
+            result = self.segment.fit(claim, fit);
+        }
+        match result {
+            Ok(()) => {
+                self.extents.as_mut().expect("on demand").done(claim.chunk, fit);
+                Ok(())
+            }
+            // A trim that failed only keeps memory; the loan is fine.
+            Err(_) if matches!(fit, Fit::Trim { .. }) => Ok(()),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT)) => Err(LoanError::NoSpace {
+                requested: len,
+                free_bytes: crate::sys::fs::free_bytes(self.topic.root.path()).unwrap_or(0),
+            }),
+            Err(e) => Err(LoanError::Reserve { requested: len, reason: e.to_string() }),
+        }
+    }
+
+    /// Gives back the memory of every chunk that is neither lent, nor in the log, nor held
+    /// (each is claimed first, so that no subscriber can be reading it).
+    fn empty_free_chunks(&mut self) {
+        let Some(extents) = self.extents.as_mut() else {
+            return;
+        };
+        for &chunk in self.allocator.free_chunks() {
+            let Some(fit) = extents.empty(chunk) else {
+                continue;
+            };
+            if let Some(claim) = self.segment.claim_chunk(chunk) {
+                if self.segment.fit(&claim, fit).is_ok() {
+                    extents.done(chunk, fit);
+                }
+            }
+        }
+    }
+
+    /// Bytes of payload memory this publisher holds now (on demand: the chunks' extents;
+    /// preallocated: the whole pool).
+    pub fn reserved_payload_bytes(&self) -> u64 {
+        match &self.extents {
+            Some(e) => e.reserved(),
+            None => self.segment.geometry.chunk_stride * self.segment.geometry.chunk_count as u64,
+        }
     }
 
     /// Starts fetching every shared-memory line the loan and its publish will write, so that
@@ -218,6 +301,14 @@ impl Publisher {
             return Err(LoanError::TypeMismatch { existing: existing.name.clone(), requested: requested.name });
         }
         self.loan_uninit(std::mem::size_of::<T>())
+    }
+
+    /// A loan sized for `n` values of `T` (an array of plain data: points, pixels, a
+    /// tensor), uninitialised as [`Publisher::loan_uninit`]; write it through
+    /// [`Loan::slice_mut`]. Subscribers read it with [`super::Sample::slice`].
+    pub fn loan_slice<T: Pod>(&mut self, n: usize) -> Result<Loan<'_>, LoanError> {
+        let bytes = n.checked_mul(std::mem::size_of::<T>()).unwrap_or(usize::MAX);
+        self.loan_uninit(bytes)
     }
 
     /// Copies `bytes` into a loan and publishes it (for small messages).

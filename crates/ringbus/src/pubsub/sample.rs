@@ -49,6 +49,13 @@ impl Sample {
         pod::view(self)
     }
 
+    /// The payload as a slice of `T` (e.g. the points of a point cloud): its length must
+    /// be a whole number of `T`, and the payload aligned for `T` (chunks are aligned to the
+    /// topic's payload type, and to at least 64 bytes).
+    pub fn slice<T: Pod>(&self) -> Result<&[T], ViewError> {
+        pod::view_slice(self)
+    }
+
     /// Address of the first payload byte in this process (it lies in the publisher's
     /// segment mapping: zero copy).
     pub fn address(&self) -> usize {

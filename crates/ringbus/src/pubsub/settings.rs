@@ -20,6 +20,8 @@ pub(crate) struct Settings {
     pub max_held: Option<u32>,
     pub chunks: Option<u32>,
     pub max_payload_bytes: Option<u64>,
+    pub pool_bytes: Option<u64>,
+    pub preallocate: Option<bool>,
     pub payload: Option<PayloadType>,
 }
 
@@ -28,6 +30,13 @@ pub(crate) const DEFAULT_MAX_SUBSCRIBERS: u32 = 16;
 pub(crate) const DEFAULT_DEPTH: u32 = 16;
 pub(crate) const DEFAULT_MAX_HELD: u32 = 4;
 pub(crate) const DEFAULT_MAX_PAYLOAD_BYTES: u64 = 4096;
+/// The default memory budget of one publisher of an on-demand topic...
+pub(crate) const DEFAULT_POOL_BYTES: u64 = 1 << 30;
+/// ...raised for topics whose largest message is big, so that a few of them fit.
+pub(crate) const DEFAULT_POOL_MESSAGES: u64 = 4;
+/// Topics whose messages are at most this big preallocate by default: their whole pool
+/// is small, and on demand each chunk would still take a page.
+pub(crate) const PREALLOCATE_UP_TO_BYTES: u64 = 4096;
 
 impl Settings {
     /// The configuration to create a topic with.
@@ -37,6 +46,7 @@ impl Settings {
         let max_subscribers = self.max_subscribers.unwrap_or(DEFAULT_MAX_SUBSCRIBERS);
         let max_held = self.max_held.unwrap_or(DEFAULT_MAX_HELD);
         let default_payload = if self.payload.is_some() { payload.size } else { DEFAULT_MAX_PAYLOAD_BYTES };
+        let max_payload_bytes = self.max_payload_bytes.unwrap_or(default_payload);
         let chunk_count = match self.chunks {
             Some(c) => c,
             None => TopicConfig::default_chunk_count(depth, max_subscribers, max_held).min(u32::MAX as u64) as u32,
@@ -48,7 +58,12 @@ impl Settings {
             history: self.history.unwrap_or(0),
             max_held,
             chunk_count,
-            max_payload_bytes: self.max_payload_bytes.unwrap_or(default_payload),
+            max_payload_bytes,
+            pool_bytes: self
+                .pool_bytes
+                .unwrap_or(DEFAULT_POOL_BYTES.max(max_payload_bytes.saturating_mul(DEFAULT_POOL_MESSAGES))),
+            preallocate: self.preallocate.unwrap_or(max_payload_bytes <= PREALLOCATE_UP_TO_BYTES) as u32,
+            reserved0: 0,
         };
         config.check().map_err(|(field, value, reason)| OpenError::InvalidConfig { field, value, reason })?;
         if payload.size > config.max_payload_bytes {
@@ -68,7 +83,7 @@ impl Settings {
         existing: &TopicConfig,
         existing_payload: &PayloadType,
     ) -> Result<(), OpenError> {
-        let fields: [(&'static str, Option<u64>, u64); 7] = [
+        let fields: [(&'static str, Option<u64>, u64); 9] = [
             ("max_publishers", self.max_publishers.map(u64::from), existing.max_publishers as u64),
             ("max_subscribers", self.max_subscribers.map(u64::from), existing.max_subscribers as u64),
             ("depth", self.depth.map(u64::from), existing.depth as u64),
@@ -76,6 +91,8 @@ impl Settings {
             ("max_held", self.max_held.map(u64::from), existing.max_held as u64),
             ("chunks", self.chunks.map(u64::from), existing.chunk_count as u64),
             ("max_payload_bytes", self.max_payload_bytes, existing.max_payload_bytes),
+            ("pool_bytes", self.pool_bytes, existing.pool_bytes),
+            ("preallocate", self.preallocate.map(u64::from), existing.preallocate as u64),
         ];
         for (field, requested, existing) in fields {
             if let Some(requested) = requested.filter(|&r| r != existing) {
@@ -112,6 +129,19 @@ fn describe(p: &PayloadType) -> String {
 /// | `max_held` (samples one subscriber may hold) | 4 | 1..=256 |
 /// | `max_payload_bytes` | 4096, or the payload type's size | 1 B..=1 GiB |
 /// | `chunks` | depth + max_subscribers × max_held + 1 | depth+1..=2^20 |
+/// | `preallocate` (reserve every chunk's memory up front) | true if `max_payload_bytes` ≤ 4096, else false | |
+/// | `pool_bytes` (most payload memory one publisher holds, on demand) | 1 GiB, or 4 × `max_payload_bytes` if more | `max_payload_bytes`..=16 TiB |
+///
+/// Memory: unless the topic preallocates, a publisher's chunks hold memory only for the
+/// messages lent in them (whole pages), so a topic may declare a `max_payload_bytes` of
+/// hundreds of MiB and pay only for the messages actually in flight — lent, in the log
+/// (`depth`), or held by subscribers. A loan that would take the publisher's memory over
+/// `pool_bytes` fails with [`crate::LoanError::PoolBudget`]; a full tmpfs fails the loan
+/// with [`crate::LoanError::NoSpace`] (never a `SIGBUS`). Growing a chunk's memory, or
+/// trimming it when a much smaller message follows a large one, costs one system call on
+/// that loan; a stream of messages of similar sizes makes none. A preallocated pool
+/// reserves `chunks × max_payload_bytes` when the publisher is created and never makes a
+/// system call on a loan.
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct TopicBuilder {
@@ -159,6 +189,13 @@ impl TopicBuilder {
         chunks: u32);
     setter!(/// Largest payload a loan may ask for.
         max_payload_bytes: u64);
+    setter!(/// Most payload memory one publisher may hold at once (on-demand pools; see the
+        /// table above).
+        pool_bytes: u64);
+    setter!(/// Whether every chunk's memory is reserved when a publisher is created (a fixed
+        /// pool: no system call on any loan, memory for the worst case) instead of as
+        /// messages are lent.
+        preallocate: bool);
 
     /// Declares the payload type; it is recorded in the topic and checked by every opener.
     pub fn payload_type<T: Pod>(mut self) -> Self {

@@ -19,8 +19,9 @@ pub(crate) const MAGIC: [u8; 8] = *b"RINGBUS\0";
 /// producer entries with claim words; 4: a queue's positions and doorbells 128 bytes
 /// apart; 5: a queue's wake policy in its configuration; 6: a topic's relay word and
 /// relay-pending flag replaced by one relay token, with its own protocol; 7: a subscriber
-/// slot's `sleeping` mark counts registrations instead of being a flag).
-pub const LAYOUT_VERSION: u32 = 7;
+/// slot's `sleeping` mark counts registrations instead of being a flag; 8: a topic's memory
+/// settings, `pool_bytes` and `preallocate`, in its configuration and a publisher's geometry).
+pub const LAYOUT_VERSION: u32 = 8;
 
 /// What a segment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

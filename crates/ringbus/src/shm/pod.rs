@@ -45,6 +45,32 @@ pub(crate) fn view_mut<T: Pod>(bytes: &mut [u8]) -> Result<&mut T, ViewError> {
     Ok(unsafe { &mut *bytes.as_mut_ptr().cast::<T>() })
 }
 
+fn check_slice<T: Pod>(bytes: &[u8]) -> Result<usize, ViewError> {
+    let type_name = std::any::type_name::<T>();
+    let size = std::mem::size_of::<T>();
+    if size == 0 || !bytes.len().is_multiple_of(size) {
+        return Err(ViewError::SliceSize { type_name, element: size, actual: bytes.len() });
+    }
+    if !(bytes.as_ptr() as usize).is_multiple_of(std::mem::align_of::<T>()) {
+        return Err(ViewError::Alignment { type_name, align: std::mem::align_of::<T>() });
+    }
+    Ok(bytes.len() / size)
+}
+
+/// Views `bytes` as a slice of `T` (length a whole number of `T`, alignment checked).
+pub(crate) fn view_slice<T: Pod>(bytes: &[u8]) -> Result<&[T], ViewError> {
+    let n = check_slice::<T>(bytes)?;
+    // SAFETY: `n` whole, aligned `T`s lie in `bytes`; `T: Pod` is valid for any bit pattern.
+    Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), n) })
+}
+
+/// Views `bytes` as a mutable slice of `T` (checked as [`view_slice`]).
+pub(crate) fn view_slice_mut<T: Pod>(bytes: &mut [u8]) -> Result<&mut [T], ViewError> {
+    let n = check_slice::<T>(bytes)?;
+    // SAFETY: as in `view_slice`; the exclusive borrow of `bytes` makes the slice unique.
+    Ok(unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<T>(), n) })
+}
+
 #[cfg(test)]
 pub(crate) fn as_bytes_mut(v: &mut [u64; 2]) -> &mut [u8] {
     // SAFETY: u64s are plain bytes; the borrow is exclusive and the length exact.
@@ -63,5 +89,16 @@ mod tests {
         assert_eq!(*view::<u64>(&bytes[..8]).unwrap(), 7);
         assert!(matches!(view::<u64>(&bytes[..4]), Err(ViewError::Size { expected: 8, actual: 4, .. })));
         assert!(matches!(view::<u64>(&bytes[1..9]), Err(ViewError::Alignment { align: 8, .. })));
+    }
+
+    #[test]
+    fn slice_views_check_whole_elements_and_alignment() {
+        let mut buf = [0u64; 2];
+        let bytes: &mut [u8] = crate::shm::pod::as_bytes_mut(&mut buf);
+        view_slice_mut::<u32>(bytes).unwrap().copy_from_slice(&[1, 2, 3, 4]);
+        assert_eq!(view_slice::<u32>(&bytes[4..]).unwrap(), &[2, 3, 4]);
+        assert_eq!(view_slice::<u64>(&bytes[..0]).unwrap(), &[] as &[u64]);
+        assert!(matches!(view_slice::<u64>(&bytes[..12]), Err(ViewError::SliceSize { element: 8, actual: 12, .. })));
+        assert!(matches!(view_slice::<u32>(&bytes[2..10]), Err(ViewError::Alignment { align: 4, .. })));
     }
 }

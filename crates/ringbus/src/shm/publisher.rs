@@ -13,6 +13,12 @@
 //! The whole file is mapped once (read-write by the publisher, read-only by subscribers) and
 //! the chunk-word range a second time read-write, so a subscriber can pin chunks but never
 //! write a payload or a log entry.
+//!
+//! Memory: everything before the payload is reserved when the segment is created. The
+//! payload area is reserved too when the topic preallocates; otherwise it is a hole, each
+//! chunk page-aligned, and the publisher reserves and trims each chunk's extent as it lends
+//! it (`pool::extents` decides, [`PublisherSegment::fit`] makes the call). A subscriber only
+//! reads bytes a log entry names, which the publisher reserved before writing them.
 
 use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
 use super::log_entry::LogEntry;
@@ -20,11 +26,14 @@ use super::topic::TopicConfig;
 use super::{Region, Shared};
 use crate::error::OpenError;
 use crate::pool::allocator::ChunkAllocator;
+use crate::pool::extents::Fit;
 use crate::pool::ChunkWords;
 use crate::ring::log::EntryWords;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crate::sys;
 use std::fs::File;
 use std::mem::{offset_of, size_of};
+use std::os::fd::AsFd;
 use std::path::Path;
 
 const PAGE: u64 = 4096;
@@ -37,7 +46,8 @@ pub(crate) struct PublisherGeometry {
     pub depth: u32,
     pub chunk_count: u32,
     pub holder_words: u32,
-    pub reserved0: u32,
+    /// 1: the whole payload area is reserved at creation; 0: chunk by chunk, on demand.
+    pub preallocate: u32,
     pub chunk_stride: u64,
     pub max_payload_bytes: u64,
     pub log_offset: u64,
@@ -45,6 +55,8 @@ pub(crate) struct PublisherGeometry {
     pub control_stride: u64,
     pub payload_offset: u64,
     pub total_bytes: u64,
+    /// Most payload bytes reserved at once (on demand only).
+    pub pool_bytes: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -55,13 +67,13 @@ pub(crate) struct PublisherHeader {
     pub slot: u32,
     pub incarnation: u32,
     pub geometry: PublisherGeometry,
-    pub reserved: [u8; 40],
+    pub reserved: [u8; 32],
 }
 
 const _: () = assert!(offset_of!(PublisherHeader, topic_id) == 64);
 const _: () = assert!(offset_of!(PublisherHeader, slot) == 72);
 const _: () = assert!(offset_of!(PublisherHeader, geometry) == 80);
-const _: () = assert!(size_of::<PublisherGeometry>() == 72);
+const _: () = assert!(size_of::<PublisherGeometry>() == 80);
 const _: () = assert!(size_of::<PublisherHeader>() == PUBLISHED_OFFSET);
 
 // SAFETY: repr(C), integers and byte arrays only.
@@ -76,7 +88,11 @@ impl PublisherGeometry {
     pub(crate) fn new(config: &TopicConfig, payload_align: u32) -> Option<PublisherGeometry> {
         let holder_words = config.max_subscribers.div_ceil(64);
         let control_stride = round_up(8 + 8 * holder_words as u64, 64);
-        let chunk_stride = round_up(config.max_payload_bytes, (payload_align as u64).clamp(64, PAGE));
+        let preallocate = config.preallocate != 0;
+        // On demand, chunks are whole pages so each chunk's memory is reserved and trimmed
+        // on its own.
+        let stride_align = if preallocate { (payload_align as u64).clamp(64, PAGE) } else { PAGE };
+        let chunk_stride = round_up(config.max_payload_bytes, stride_align);
         let log_bytes = config.depth as u64 * size_of::<LogEntry>() as u64;
         let control_offset = round_up(LOG_OFFSET + log_bytes, PAGE);
         let payload_offset = round_up(control_offset + control_stride * config.chunk_count as u64, PAGE);
@@ -85,7 +101,7 @@ impl PublisherGeometry {
             depth: config.depth,
             chunk_count: config.chunk_count,
             holder_words,
-            reserved0: 0,
+            preallocate: config.preallocate,
             chunk_stride,
             max_payload_bytes: config.max_payload_bytes,
             log_offset: LOG_OFFSET,
@@ -93,11 +109,27 @@ impl PublisherGeometry {
             control_stride,
             payload_offset,
             total_bytes,
+            pool_bytes: config.pool_bytes,
         })
     }
 
     fn control_bytes(&self) -> u64 {
         self.payload_offset - self.control_offset
+    }
+
+    /// Bytes reserved when the segment is created: all of it when preallocated, else
+    /// everything before the payload.
+    pub(crate) fn reserved_at_creation(&self) -> u64 {
+        if self.preallocate != 0 {
+            self.total_bytes
+        } else {
+            self.payload_offset
+        }
+    }
+
+    /// Whether chunks get their memory when lent (not at creation).
+    pub(crate) fn on_demand(&self) -> bool {
+        self.preallocate == 0
     }
 }
 
@@ -115,12 +147,21 @@ pub(crate) struct PublisherSegment {
     data: Region,
     control: Region,
     pub geometry: PublisherGeometry,
+    /// The owning publisher's file, to reserve and trim chunk memory (`None` in a
+    /// subscriber's view).
+    file: Option<File>,
 }
 
 impl PublisherSegment {
-    fn new(file: &File, path: &Path, data: Region, geometry: PublisherGeometry) -> Result<PublisherSegment, OpenError> {
-        let control = super::segment::map_range(file, path, geometry.control_offset, geometry.control_bytes(), true)?;
-        Ok(PublisherSegment { data, control, geometry })
+    fn new(
+        file: File,
+        owned: bool,
+        path: &Path,
+        data: Region,
+        geometry: PublisherGeometry,
+    ) -> Result<PublisherSegment, OpenError> {
+        let control = super::segment::map_range(&file, path, geometry.control_offset, geometry.control_bytes(), true)?;
+        Ok(PublisherSegment { data, control, geometry, file: owned.then_some(file) })
     }
 
     /// Creates the segment for `slot`/`incarnation` at `path`.
@@ -143,17 +184,18 @@ impl PublisherSegment {
                 slot,
                 incarnation,
                 geometry,
-                reserved: [0; 40],
+                reserved: [0; 32],
             };
             r.write_plain(0, header);
         };
-        let created = super::segment::create(root, path, geometry.total_bytes, init)?;
+        let created =
+            super::segment::create_sparse(root, path, geometry.total_bytes, geometry.reserved_at_creation(), init)?;
         let created = created.ok_or_else(|| OpenError::Io {
             action: "create",
             path: path.to_path_buf(),
             source: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
         })?;
-        Self::new(&created.file, path, created.region, geometry)
+        Self::new(created.file, true, path, created.region, geometry)
     }
 
     /// Opens the segment a topic slot points to, read-only but for the chunk words, and
@@ -184,7 +226,7 @@ impl PublisherSegment {
                 .and(if h.geometry == expected { Ok(()) } else { Err(corrupt("publisher geometry", 0, 1)) })
                 .and(check("reserved publisher header bytes", h.reserved.iter().any(|&b| b != 0) as u64, 0));
         verdict.map_err(|e: HeaderError| super::segment::header_error(path, e))?;
-        Self::new(&opened.file, path, opened.region, expected).map(Some)
+        Self::new(opened.file, false, path, opened.region, expected).map(Some)
     }
 
     /// Positions below this are published (the publisher's count, read by subscribers).
@@ -277,6 +319,11 @@ impl PublisherSegment {
             .map(|(chunk, generation)| ClaimedChunk { chunk, generation })
     }
 
+    /// Claims one given chunk if nobody holds it (to give its memory back while it is free).
+    pub(crate) fn claim_chunk(&self, chunk: u32) -> Option<ClaimedChunk> {
+        self.chunk_words(chunk).try_claim().map(|generation| ClaimedChunk { chunk, generation })
+    }
+
     /// The writable payload of a claimed chunk; the `&mut ClaimedChunk` is the proof that
     /// nobody else can see or write these bytes.
     #[inline]
@@ -287,6 +334,18 @@ impl PublisherSegment {
         unsafe { self.payload_mut(claim.chunk, len) }
     }
 
+    /// Makes a claimed chunk's reserved memory what `fit` says (a system call; the plan is
+    /// `pool::extents`'). Trimming zeroes bytes, hence the claim.
+    pub(crate) fn fit(&self, claim: &ClaimedChunk, fit: Fit) -> std::io::Result<()> {
+        let file = self.file.as_ref().expect("only the owning publisher reserves chunk memory");
+        let base = self.payload_offset(claim.chunk, 0) as u64;
+        match fit {
+            Fit::Keep => Ok(()),
+            Fit::Grow { from, to } => sys::fs::reserve_range(file.as_fd(), base + from, to - from),
+            Fit::Trim { from, to } => sys::fs::release_range(file.as_fd(), base + from, to - from),
+        }
+    }
+
     #[inline]
     pub(crate) fn payload_address(&self, chunk: u32) -> usize {
         self.data.address(self.payload_offset(chunk, 0))
@@ -295,7 +354,7 @@ impl PublisherSegment {
 
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
-    let mut facts = super::layout_facts!(PublisherGeometry: depth, chunk_count, holder_words, reserved0, chunk_stride, max_payload_bytes, log_offset, control_offset, control_stride, payload_offset, total_bytes);
+    let mut facts = super::layout_facts!(PublisherGeometry: depth, chunk_count, holder_words, preallocate, chunk_stride, max_payload_bytes, log_offset, control_offset, control_stride, payload_offset, total_bytes, pool_bytes);
     facts.extend(super::layout_facts!(PublisherHeader: common, topic_id, slot, incarnation, geometry, reserved));
     let config = super::topic::sample_config();
     let g = PublisherGeometry::new(&config, 16).expect("a valid sample");
@@ -325,6 +384,9 @@ mod tests {
             max_held: 2,
             chunk_count: 277,
             max_payload_bytes: 100,
+            pool_bytes: 1 << 20,
+            preallocate: 1,
+            reserved0: 0,
         };
         let g = PublisherGeometry::new(&c, 8).unwrap();
         assert_eq!(g.holder_words, 3);
@@ -333,6 +395,10 @@ mod tests {
         assert_eq!(g.control_offset % PAGE, 0);
         assert_eq!(g.payload_offset % PAGE, 0);
         assert_eq!(g.total_bytes, g.payload_offset + 277 * 128);
+        let on_demand = PublisherGeometry::new(&TopicConfig { preallocate: 0, ..c }, 8).unwrap();
+        assert_eq!(on_demand.chunk_stride, PAGE, "on demand, each chunk is whole pages");
+        assert_eq!(on_demand.reserved_at_creation(), on_demand.payload_offset);
+        assert_eq!(g.reserved_at_creation(), g.total_bytes);
         let huge = TopicConfig { max_payload_bytes: 1 << 30, chunk_count: 1 << 20, ..c };
         assert_eq!(PublisherGeometry::new(&huge, 1), None, "2^50 bytes is refused, not wrapped");
     }

@@ -56,8 +56,20 @@ const CREATE_ATTEMPTS: u32 = 10;
 /// the state word, which is published after it returns. `Ok(None)`: `path` already exists
 /// (someone else created it first); open it instead.
 pub(crate) fn create(root: &Root, path: &Path, len: u64, init: impl Fn(&Region)) -> Result<Option<Created>, OpenError> {
+    create_sparse(root, path, len, len, init)
+}
+
+/// [`create`] with only the first `reserved` bytes backed by memory; the rest of the `len`
+/// bytes is a hole that its owner reserves later, range by range.
+pub(crate) fn create_sparse(
+    root: &Root,
+    path: &Path,
+    len: u64,
+    reserved: u64,
+    init: impl Fn(&Region),
+) -> Result<Option<Created>, OpenError> {
     for _ in 0..CREATE_ATTEMPTS {
-        match create_once(root, path, len, &init)? {
+        match create_once(root, path, (len, reserved), &init)? {
             Attempt::Created(c) => return Ok(Some(c)),
             Attempt::Exists => return Ok(None),
             Attempt::TempVanished => continue,
@@ -76,7 +88,12 @@ enum Attempt {
     TempVanished,
 }
 
-fn create_once(root: &Root, path: &Path, len: u64, init: &impl Fn(&Region)) -> Result<Attempt, OpenError> {
+fn create_once(
+    root: &Root,
+    path: &Path,
+    (len, reserved): (u64, u64),
+    init: &impl Fn(&Region),
+) -> Result<Attempt, OpenError> {
     let tmp = root.temp_path()?;
     let file = sys::fs::create_exclusive(&tmp, 0o600).map_err(|e| creation_error(root, path, len, e))?;
     let guard = TempFile(Some(&tmp));
@@ -86,7 +103,10 @@ fn create_once(root: &Root, path: &Path, len: u64, init: &impl Fn(&Region)) -> R
     if !sys::lock::try_lock(file.as_fd(), 0).map_err(io_err("lock", &tmp))? {
         return Ok(Attempt::TempVanished);
     }
-    sys::fs::allocate(file.as_fd(), len).map_err(|e| creation_error(root, path, len, e))?;
+    sys::fs::allocate(file.as_fd(), reserved).map_err(|e| creation_error(root, path, reserved, e))?;
+    if len > reserved {
+        sys::fs::set_len(file.as_fd(), len).map_err(|e| creation_error(root, path, len, e))?;
+    }
     let mapping =
         sys::mmap::Mapping::map(file.as_fd(), 0, len as usize, true).map_err(|e| creation_error(root, path, len, e))?;
     let region = Region::mapped(mapping, true);

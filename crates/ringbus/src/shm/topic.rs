@@ -29,6 +29,11 @@ pub(crate) const MAX_HELD: u32 = 256;
 pub(crate) const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
 pub(crate) const MAX_CHUNKS: u32 = 1 << 20;
 pub(crate) const MAX_NAME_BYTES: usize = 128;
+/// The topic header's name field (names are at most 100 bytes; the header is 512).
+const TOPIC_NAME_BYTES: usize = 112;
+const _: () = assert!(super::root::MAX_TOPIC_NAME_BYTES <= TOPIC_NAME_BYTES);
+/// Largest publisher memory budget (16 TiB, also the largest publisher segment).
+pub(crate) const MAX_POOL_BYTES: u64 = 1 << 44;
 pub(crate) const MAX_TYPE_NAME_BYTES: usize = 256;
 
 /// The layout-relevant configuration of a topic, as stored in its header.
@@ -42,8 +47,14 @@ pub(crate) struct TopicConfig {
     pub max_held: u32,
     pub chunk_count: u32,
     pub max_payload_bytes: u64,
+    /// Most bytes of payload memory one publisher may hold at once (on-demand pools).
+    pub pool_bytes: u64,
+    /// 1: every chunk's memory is reserved when the publisher is created (a fixed pool);
+    /// 0: a chunk holds memory only for the messages lent in it (see `pool::extents`).
+    pub preallocate: u32,
+    pub reserved0: u32,
 }
-const _: () = assert!(size_of::<TopicConfig>() == 32);
+const _: () = assert!(size_of::<TopicConfig>() == 48);
 
 /// A configuration value out of its documented range.
 pub(crate) type ConfigFault = (&'static str, u64, &'static str);
@@ -79,6 +90,15 @@ impl TopicConfig {
         if c.chunk_count <= c.depth || c.chunk_count > MAX_CHUNKS {
             return bad("chunks", c.chunk_count as u64, "must exceed depth and be at most 2^20");
         }
+        if c.preallocate > 1 {
+            return bad("preallocate", c.preallocate as u64, "must be 0 or 1");
+        }
+        if c.reserved0 != 0 {
+            return bad("reserved topic configuration bytes", c.reserved0 as u64, "must be 0");
+        }
+        if c.pool_bytes < c.max_payload_bytes || c.pool_bytes > MAX_POOL_BYTES {
+            return bad("pool_bytes", c.pool_bytes, "must be at least max_payload_bytes and at most 16 TiB");
+        }
         Ok(())
     }
 }
@@ -95,15 +115,15 @@ pub(crate) struct TopicHeader {
     pub type_name: [u8; MAX_TYPE_NAME_BYTES],
     pub name_len: u32,
     pub reserved0: u32,
-    pub name: [u8; MAX_NAME_BYTES],
+    pub name: [u8; TOPIC_NAME_BYTES],
 }
 
 const _: () = assert!(offset_of!(TopicHeader, topic_id) == 64);
 const _: () = assert!(offset_of!(TopicHeader, config) == 72);
-const _: () = assert!(offset_of!(TopicHeader, type_size) == 104);
-const _: () = assert!(offset_of!(TopicHeader, type_name) == 120);
-const _: () = assert!(offset_of!(TopicHeader, name_len) == 376);
-const _: () = assert!(offset_of!(TopicHeader, name) == 384);
+const _: () = assert!(offset_of!(TopicHeader, type_size) == 120);
+const _: () = assert!(offset_of!(TopicHeader, type_name) == 136);
+const _: () = assert!(offset_of!(TopicHeader, name_len) == 392);
+const _: () = assert!(offset_of!(TopicHeader, name) == 400);
 const _: () = assert!(size_of::<TopicHeader>() == 512);
 
 // SAFETY: repr(C), integers and byte arrays only.
@@ -408,7 +428,7 @@ impl TopicLayout {
             type_name: [0; MAX_TYPE_NAME_BYTES],
             name_len: name.len() as u32,
             reserved0: 0,
-            name: [0; MAX_NAME_BYTES],
+            name: [0; TOPIC_NAME_BYTES],
         };
         header.type_name[..payload.name.len()].copy_from_slice(payload.name.as_bytes());
         header.name[..name.len()].copy_from_slice(name.as_bytes());
@@ -523,12 +543,15 @@ pub(crate) fn sample_config() -> TopicConfig {
         max_held: 2,
         chunk_count: 200,
         max_payload_bytes: 100,
+        pool_bytes: 1 << 20,
+        preallocate: 0,
+        reserved0: 0,
     }
 }
 
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
-    let mut facts = super::layout_facts!(TopicConfig: max_publishers, max_subscribers, depth, history, max_held, chunk_count, max_payload_bytes);
+    let mut facts = super::layout_facts!(TopicConfig: max_publishers, max_subscribers, depth, history, max_held, chunk_count, max_payload_bytes, pool_bytes, preallocate, reserved0);
     facts.extend(super::layout_facts!(TopicHeader: common, topic_id, config, type_size, type_align, type_name_len, type_name, name_len, reserved0, name));
     facts.extend(super::layout_facts!(PublisherSlot: occupancy, node_id, pid, reserved0, publishes, wake_syscalls, wakes_skipped, payload_bytes, reserved1));
     facts.extend(super::layout_facts!(SubscriberSlot: state, wake_mode, node_id, taken, lost, sleeping, pid, held, read_mark, reserved));
@@ -559,6 +582,9 @@ mod tests {
             max_held: 1,
             chunk_count: 8,
             max_payload_bytes: 64,
+            pool_bytes: 1 << 20,
+            preallocate: 1,
+            reserved0: 0,
         }
     }
 

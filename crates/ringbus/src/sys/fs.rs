@@ -36,6 +36,9 @@ pub struct FileStat {
     pub size: u64,
     pub links: u64,
     pub is_regular: bool,
+    /// Bytes of backing store the file holds (`st_blocks` × 512): less than `size` when
+    /// sparse.
+    pub allocated: u64,
 }
 
 /// `fstat` of an open file.
@@ -50,6 +53,7 @@ pub fn stat(fd: BorrowedFd<'_>) -> io::Result<FileStat> {
         size: st.st_size as u64,
         links: st.st_nlink as u64,
         is_regular: st.st_mode & libc::S_IFMT == libc::S_IFREG,
+        allocated: st.st_blocks as u64 * 512,
     })
 }
 
@@ -66,6 +70,38 @@ pub fn allocate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
             super::check(unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) }).map(|_| ())
         }
         Err(e) => Err(e),
+    }
+}
+
+/// Sets the file's length to `len` without reserving anything (the rest is a hole).
+pub fn set_len(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+    // SAFETY: `fd` is an open, writable file.
+    super::check(unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) }).map(|_| ())
+}
+
+/// Reserves backing store for `[offset, offset + len)` of a file already that long (a
+/// full tmpfs fails here with `ENOSPC`, and a failed call leaves nothing reserved on
+/// tmpfs). Filesystems without fallocate reserve nothing and succeed.
+pub fn reserve_range(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
+    // SAFETY: `fd` is an open, writable file; mode 0 within the file's length only
+    // allocates blocks, it changes no byte already written.
+    let ret = unsafe { libc::fallocate(fd.as_raw_fd(), 0, offset as libc::off_t, len as libc::off_t) };
+    match super::check(ret) {
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
+        other => other.map(|_| ()),
+    }
+}
+
+/// Gives back the backing store of `[offset, offset + len)` (the range then reads as
+/// zeros). Filesystems without hole punching keep it and succeed.
+pub fn release_range(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
+    let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    // SAFETY: `fd` is an open, writable file; punching a hole zeroes only the given range,
+    // which the caller owns.
+    let ret = unsafe { libc::fallocate(fd.as_raw_fd(), mode, offset as libc::off_t, len as libc::off_t) };
+    match super::check(ret) {
+        Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
+        other => other.map(|_| ()),
     }
 }
 

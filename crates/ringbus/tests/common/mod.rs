@@ -196,3 +196,21 @@ impl Drop for SharedWords {
         }
     }
 }
+
+/// A private tmpfs mount for one test, unmounted when dropped.
+pub struct Mount(pub tempfile::TempDir);
+
+impl Mount {
+    pub fn tmpfs(options: &str) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = Command::new("mount").args(["-t", "tmpfs", "-o", options, "tmpfs"]).arg(dir.path()).status().unwrap();
+        assert!(ok.success(), "this test mounts a tmpfs and needs root (CI runs as root)");
+        Mount(dir)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0.path()).status();
+    }
+}
