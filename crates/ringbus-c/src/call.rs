@@ -52,6 +52,9 @@ pub enum rb_status {
     /// `rb_semaphore_post` on a semaphore that already holds the maximum count (2^31 - 1):
     /// a post without a matching wait.
     RB_ERR_SEMAPHORE_FULL = -16,
+    /// A loan would take the publisher's payload memory over the topic's `pool_bytes`:
+    /// create the topic with a larger `pool_bytes`, or keep fewer messages in flight.
+    RB_ERR_POOL_BUDGET = -17,
     /// A bug in ringbus; the message says where.
     RB_ERR_PANIC = -99,
 }
@@ -94,6 +97,9 @@ impl From<LoanError> for Failure {
             LoanError::TooLarge { .. } => rb_status::RB_ERR_TOO_LARGE,
             LoanError::PoolExhausted { .. } => rb_status::RB_ERR_POOL_EXHAUSTED,
             LoanError::TypeMismatch { .. } => rb_status::RB_ERR_MISMATCH,
+            LoanError::NoSpace { .. } => rb_status::RB_ERR_NO_SPACE,
+            LoanError::PoolBudget { .. } => rb_status::RB_ERR_POOL_BUDGET,
+            LoanError::Reserve { .. } => rb_status::RB_ERR_IO,
         };
         Failure { status, message: e.to_string() }
     }
