@@ -167,6 +167,41 @@ fn pub_creates_topics_with_the_settings_given_and_refuses_ones_that_differ() {
 }
 
 #[test]
+fn info_shows_each_publishers_memory_on_demand_and_preallocated() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut lazy = node.topic("lazy").max_payload_bytes(8 << 20).publisher().unwrap();
+    let mut fixed = node.topic("fixed").max_payload_bytes(64 << 10).preallocate(true).publisher().unwrap();
+    for _ in 0..3 {
+        lazy.publish_copy(&[7; 10_000]).unwrap();
+        fixed.publish_copy(&[7; 10_000]).unwrap();
+    }
+    let lazy = json(&["info", "lazy", "--json"], root.path(), &scratch);
+    let memory = &lazy["publishers"][0]["memory"];
+    assert_eq!(memory["preallocated"], false, "{lazy}");
+    assert_eq!(memory["in_log_bytes"], 30_000, "{lazy}");
+    // Three messages of 10 000 bytes: three chunks of three pages each, plus the spare
+    // chunk claimed for the next loan (it keeps the pages of the chunk it last carried).
+    let reserved = memory["reserved_bytes"].as_u64().unwrap();
+    assert!((3 * 12_288..=4 * 12_288).contains(&reserved), "{lazy}");
+    assert!(lazy["segment_bytes"].as_u64().unwrap() < 1 << 20, "8 MiB chunks hold only what was sent: {lazy}");
+    let fixed = json(&["info", "fixed", "--json"], root.path(), &scratch);
+    assert_eq!(fixed["settings"]["preallocate"], true);
+    let chunks = fixed["settings"]["chunks"].as_u64().unwrap();
+    assert_eq!(fixed["publishers"][0]["memory"]["reserved_bytes"], chunks * (64 << 10), "{fixed}");
+    let human = ringbus(&["info", "lazy"], Some(root.path()), &scratch, LIMIT);
+    assert!(human.stdout.contains("on demand, at most 1.0 GiB per publisher"), "{}", human.stdout);
+    let budget = ringbus(
+        &["pub", "big", "x", "--max-payload-bytes", "4096", "--pool-bytes", "100"],
+        Some(root.path()),
+        &scratch,
+        LIMIT,
+    );
+    assert_eq!(budget.status.code(), Some(1));
+    assert!(budget.stderr.contains("pool_bytes"), "{}", budget.stderr);
+}
+
+#[test]
 fn hz_reports_the_rate_of_a_live_publisher() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
     let publisher = Background::start(&["pub", "tick", "x", "--rate", "200"], root.path(), &scratch, "pub");

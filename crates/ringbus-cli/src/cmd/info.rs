@@ -3,7 +3,7 @@
 
 use super::json;
 use super::output::{bytes, paint, print_json, yes_no, Colour, Failure, JsonFlag, Table};
-use ringbus::inspect::{self, TopicInfo};
+use ringbus::inspect::{self, PublisherMemory, TopicInfo};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -63,15 +63,33 @@ fn print_human(t: &TopicInfo) {
         "settings  depth {}, history {}, max publishers {}, max subscribers {}, max held {}, chunks {}",
         s.depth, s.history, s.max_publishers, s.max_subscribers, s.max_held, s.chunks
     );
-    println!("memory    {} of shared memory", bytes(t.segment_bytes as f64));
+    let pool = if s.preallocate {
+        "each publisher reserves its whole pool when it starts".to_string()
+    } else {
+        format!("on demand, at most {} per publisher", bytes(s.pool_bytes as f64))
+    };
+    println!("memory    {} of shared memory held now; chunks {pool}", bytes(t.segment_bytes as f64));
     println!(
         "traffic   {publishes} published ({}); wake system calls {wake_syscalls}, skipped (nobody asleep) {wakes_skipped}; {} asleep now",
         bytes(payload_bytes as f64),
         t.sleepers
     );
     println!("\n{}", paint("PUBLISHERS", Colour::Bold));
-    let mut pubs = Table::new(&["slot", "node", "pid", "published", "bytes", "wake syscalls", "skipped", "state"]);
+    let mut pubs = Table::new(&[
+        "slot",
+        "node",
+        "pid",
+        "published",
+        "bytes",
+        "wake syscalls",
+        "skipped",
+        "memory",
+        "in log",
+        "held chunks",
+        "state",
+    ]);
     for p in &t.publishers {
+        let memory = |f: fn(&PublisherMemory) -> String| p.memory.as_ref().map_or("?".into(), f);
         pubs.row(vec![
             p.slot.to_string(),
             format!("{:016x}", p.node_id),
@@ -80,6 +98,9 @@ fn print_human(t: &TopicInfo) {
             bytes(p.stats.payload_bytes as f64),
             p.stats.wake_syscalls.to_string(),
             p.stats.wakes_skipped.to_string(),
+            memory(|m| bytes(m.reserved_bytes as f64)),
+            memory(|m| bytes(m.in_log_bytes as f64)),
+            memory(|m| m.held_chunks.to_string()),
             state(p.alive),
         ]);
     }

@@ -25,10 +25,16 @@ pub fn object_kind(kind: ObjectKind) -> &'static str {
 }
 
 pub fn publisher(p: &PublisherInfo) -> Value {
+    let memory = p.memory.map(|m| {
+        json!({
+            "reserved_bytes": m.reserved_bytes, "in_log_bytes": m.in_log_bytes, "held_chunks": m.held_chunks,
+            "preallocated": m.preallocated,
+        })
+    });
     json!({
         "slot": p.slot, "incarnation": p.incarnation, "alive": p.alive, "node_id": format!("{:016x}", p.node_id),
         "pid": p.pid, "publishes": p.stats.publishes, "payload_bytes": p.stats.payload_bytes,
-        "wake_syscalls": p.stats.wake_syscalls, "wakes_skipped": p.stats.wakes_skipped,
+        "wake_syscalls": p.stats.wake_syscalls, "wakes_skipped": p.stats.wakes_skipped, "memory": memory,
     })
 }
 
@@ -55,6 +61,7 @@ pub fn topic(t: &TopicInfo) -> Value {
         "settings": {
             "max_publishers": s.max_publishers, "max_subscribers": s.max_subscribers, "depth": s.depth,
             "history": s.history, "max_held": s.max_held, "chunks": s.chunks, "max_payload_bytes": s.max_payload_bytes,
+            "pool_bytes": s.pool_bytes, "preallocate": s.preallocate,
         },
         "segment_bytes": t.segment_bytes, "sleepers": t.sleepers,
         "publishes": publishes, "payload_bytes": payload_bytes,
@@ -109,7 +116,7 @@ fn top_topic(t: &TopicRow) -> Value {
         "name": t.name, "topic_id": format!("{:016x}", t.topic_id),
         "publishers": t.publishers, "subscribers": t.subscribers,
         "messages": t.messages, "messages_per_s": t.messages_per_s, "bytes_per_s": t.bytes_per_s,
-        "sleepers": t.sleepers, "wake_syscalls_per_s": t.wake_syscalls_per_s,
+        "sleepers": t.sleepers, "memory_bytes": t.memory_bytes, "wake_syscalls_per_s": t.wake_syscalls_per_s,
         "wakes_skipped_per_s": t.wakes_skipped_per_s,
         "subscribers_detail": t.subscriber_rows.iter().map(top_subscriber).collect::<Vec<_>>(),
     })

@@ -54,6 +54,15 @@ pub struct PubArgs {
     /// Past messages a subscriber that joins later receives, at most --depth (default 0).
     #[arg(long, value_name = "N")]
     history: Option<u32>,
+    /// Most shared memory each publisher of a topic this command creates may hold for
+    /// messages in flight (default: 1 GiB, or 4 × --max-payload-bytes if more). Memory is
+    /// taken as messages are sent, not reserved for the largest one.
+    #[arg(long, value_name = "BYTES")]
+    pool_bytes: Option<u64>,
+    /// Reserve each publisher's whole pool (chunks × --max-payload-bytes) when it starts,
+    /// instead of as messages are sent (the default for messages above 4096 bytes).
+    #[arg(long)]
+    preallocate: bool,
     #[command(flatten)]
     timeout: TimeoutArg,
 }
@@ -107,6 +116,12 @@ impl PubArgs {
         }
         if let Some(n) = self.history {
             builder = builder.history(n);
+        }
+        if let Some(n) = self.pool_bytes {
+            builder = builder.pool_bytes(n);
+        }
+        if self.preallocate {
+            builder = builder.preallocate(true);
         }
         Ok(builder)
     }

@@ -496,11 +496,6 @@ impl TopicSegment {
         &self.layout.config
     }
 
-    /// The segment's length in bytes.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.region.len() as u64
-    }
-
     #[inline]
     pub(crate) fn wake_words(&self) -> WakeWords<'_> {
         self.layout.wake_words(&self.region)

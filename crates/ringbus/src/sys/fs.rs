@@ -36,9 +36,6 @@ pub struct FileStat {
     pub size: u64,
     pub links: u64,
     pub is_regular: bool,
-    /// Bytes of backing store the file holds (`st_blocks` × 512): less than `size` when
-    /// sparse.
-    pub allocated: u64,
 }
 
 /// `fstat` of an open file.
@@ -53,7 +50,6 @@ pub fn stat(fd: BorrowedFd<'_>) -> io::Result<FileStat> {
         size: st.st_size as u64,
         links: st.st_nlink as u64,
         is_regular: st.st_mode & libc::S_IFMT == libc::S_IFREG,
-        allocated: st.st_blocks as u64 * 512,
     })
 }
 

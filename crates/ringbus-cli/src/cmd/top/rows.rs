@@ -27,6 +27,8 @@ pub struct TopicRow {
     pub bytes_per_s: f64,
     /// Subscribers asleep now.
     pub sleepers: u32,
+    /// Shared memory the topic and its publishers hold now.
+    pub memory_bytes: u64,
     pub wake_syscalls_per_s: f64,
     pub wakes_skipped_per_s: f64,
     pub subscriber_rows: Vec<SubscriberRow>,
@@ -165,6 +167,7 @@ pub fn diff(before: &[TopicInfo], after: &[TopicInfo], elapsed: Duration) -> Vec
                 messages_per_s: per_s(grown[0]),
                 bytes_per_s: per_s(grown[1]),
                 sleepers: t.sleepers,
+                memory_bytes: t.segment_bytes,
                 wake_syscalls_per_s: per_s(grown[2]),
                 wakes_skipped_per_s: per_s(grown[3]),
                 subscriber_rows,

@@ -8,8 +8,10 @@
 //! once and validated like any other shared-memory input; a file that fails is reported
 //! as a [`Problem`], never trusted.
 
+mod publisher_memory;
 pub(crate) mod queue;
 
+pub use publisher_memory::PublisherMemory;
 pub use queue::QueueInfo;
 
 use crate::error::OpenError;
@@ -58,6 +60,10 @@ pub struct TopicSettings {
     pub max_held: u32,
     pub chunks: u32,
     pub max_payload_bytes: u64,
+    /// Most payload memory one publisher may hold (on demand).
+    pub pool_bytes: u64,
+    /// Whether publishers reserve their whole pool when created.
+    pub preallocate: bool,
 }
 
 /// One topic.
@@ -75,7 +81,8 @@ pub struct TopicInfo {
     pub wake_word: u32,
     /// Subscribers asleep (or about to sleep) in `receive` or a wait set.
     pub sleepers: u32,
-    /// Bytes of shared memory: the topic segment and its publishers' segments.
+    /// Bytes of shared memory the topic segment and its publishers' segments hold (their
+    /// allocated blocks: a publisher's chunks that hold no message take none).
     pub segment_bytes: u64,
     pub publishers: Vec<PublisherInfo>,
     pub subscribers: Vec<SubscriberInfo>,
@@ -92,6 +99,8 @@ pub struct PublisherInfo {
     pub node_id: u64,
     pub pid: u32,
     pub stats: PublisherStats,
+    /// Its memory (`None` if its segment could not be read).
+    pub memory: Option<PublisherMemory>,
 }
 
 /// One subscriber slot in use.
@@ -177,6 +186,11 @@ pub fn snapshot(root: &Root) -> Snapshot {
     snap
 }
 
+/// Bytes of memory a file holds (its allocated blocks, as `du` counts them; 0 if gone).
+fn allocated_bytes(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512).unwrap_or(0)
+}
+
 /// Reads one topic by name; `Ok(None)` if it does not exist.
 pub fn topic(root: &Root, name: &str) -> Result<Option<TopicInfo>, OpenError> {
     let (_, file_name) = crate::shm::root::file_name(name)?;
@@ -191,12 +205,9 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
     let words = t.segment.wake_words();
     let wake_word = words.word_now();
     let prefix = Root::publisher_prefix(file_name, t.topic_id);
-    let publisher_bytes: u64 = names
-        .iter()
-        .filter(|n| n.starts_with(&prefix))
-        .filter_map(|n| std::fs::metadata(root.path().join(n)).ok())
-        .map(|m| m.len())
-        .sum();
+    let publisher_bytes: u64 =
+        names.iter().filter(|n| n.starts_with(&prefix)).map(|n| allocated_bytes(&root.path().join(n))).sum();
+    let topic_bytes = allocated_bytes(&t.path);
     Ok(Some(TopicInfo {
         name: t.name.clone(),
         path: t.path.clone(),
@@ -209,13 +220,15 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
             max_held: c.max_held,
             chunks: c.chunk_count,
             max_payload_bytes: c.max_payload_bytes,
+            pool_bytes: c.pool_bytes,
+            preallocate: c.preallocate != 0,
         },
         payload_type: t.payload.name.clone(),
         payload_size: t.payload.size,
         payload_align: t.payload.align,
         wake_word,
         sleepers: words.sleepers_now(),
-        segment_bytes: t.segment.bytes() + publisher_bytes,
+        segment_bytes: topic_bytes + publisher_bytes,
         publishers: (0..c.max_publishers).filter_map(|s| publisher(&t, s)).collect(),
         subscribers: (0..c.max_subscribers).filter_map(|s| subscriber(&t, s, wake_word)).collect(),
     }))
@@ -241,6 +254,7 @@ fn publisher(t: &TopicHandle, slot: u32) -> Option<PublisherInfo> {
             wakes_skipped: s.wakes_skipped,
             payload_bytes: s.payload_bytes,
         },
+        memory: publisher_memory::read(t, slot, incarnation),
     })
 }
 

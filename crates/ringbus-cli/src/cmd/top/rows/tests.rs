@@ -18,6 +18,8 @@ fn topic(name: &str, publishers: Vec<PublisherInfo>, subscribers: Vec<Subscriber
             max_held: 4,
             chunks: 81,
             max_payload_bytes: 4096,
+            pool_bytes: 1 << 30,
+            preallocate: true,
         },
         payload_type: "bytes".into(),
         payload_size: 0,
@@ -43,6 +45,7 @@ fn publisher(slot: u32, incarnation: u32, publishes: u64) -> PublisherInfo {
             wake_syscalls: publishes / 2,
             wakes_skipped: 0,
         },
+        memory: None,
     }
 }
 
