@@ -9,7 +9,6 @@ use ringbus::{Node, OpenError, TakeError};
 use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
 fn poke(path: &Path, offset: u64, bytes: &[u8]) -> Vec<u8> {
     let mut f = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();

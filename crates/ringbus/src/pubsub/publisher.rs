@@ -307,7 +307,7 @@ impl Publisher {
     /// tensor), uninitialised as [`Publisher::loan_uninit`]; write it through
     /// [`Loan::slice_mut`]. Subscribers read it with [`super::Sample::slice`].
     pub fn loan_slice<T: Pod>(&mut self, n: usize) -> Result<Loan<'_>, LoanError> {
-        let bytes = n.checked_mul(std::mem::size_of::<T>()).unwrap_or(usize::MAX);
+        let bytes = n.saturating_mul(std::mem::size_of::<T>());
         self.loan_uninit(bytes)
     }
 
