@@ -148,6 +148,13 @@ impl Publisher {
         Ok(self.peek_live()?.free_chunks())
     }
 
+    /// Bytes of payload memory this publisher holds right now: with `preallocate`, the
+    /// whole pool; otherwise what the messages lent, in the log or held by subscribers
+    /// take (whole pages), at most the topic's `pool_bytes`.
+    fn reserved_payload_bytes(&self) -> Result<u64> {
+        Ok(self.peek_live()?.reserved_payload_bytes())
+    }
+
     /// Subscribers asleep on this topic right now.
     fn sleeping_subscribers(&self) -> Result<u32> {
         Ok(self.peek_live()?.sleeping_subscribers())
