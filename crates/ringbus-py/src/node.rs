@@ -164,11 +164,11 @@ impl Node {
     }
 }
 
+/// A `TopicBuilder` setter.
+type Setter<T> = fn(ringbus::TopicBuilder, T) -> ringbus::TopicBuilder;
+
 /// Applies to `b` each setting that was given (`Some`).
-fn given<T, const N: usize>(
-    b: ringbus::TopicBuilder,
-    settings: [(Option<T>, fn(ringbus::TopicBuilder, T) -> ringbus::TopicBuilder); N],
-) -> ringbus::TopicBuilder {
+fn given<T, const N: usize>(b: ringbus::TopicBuilder, settings: [(Option<T>, Setter<T>); N]) -> ringbus::TopicBuilder {
     settings.into_iter().fold(b, |b, (value, set)| match value {
         Some(v) => set(b, v),
         None => b,
