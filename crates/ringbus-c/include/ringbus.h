@@ -122,6 +122,11 @@ enum rb_status
    */
   RB_ERR_SEMAPHORE_FULL = -16,
   /**
+   * A loan would take the publisher's payload memory over the topic's `pool_bytes`:
+   * create the topic with a larger `pool_bytes`, or keep fewer messages in flight.
+   */
+  RB_ERR_POOL_BUDGET = -17,
+  /**
    * A bug in ringbus; the message says where.
    */
   RB_ERR_PANIC = -99,
@@ -194,6 +199,38 @@ typedef uint32_t rb_wake;
 #endif // __cplusplus
 
 /**
+ * Whether a publisher reserves every chunk's memory when it is created
+ * (`rb_topic_options::preallocate`).
+ */
+enum rb_preallocate
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The existing topic's setting; for a new topic, `RB_PREALLOCATE_YES` if
+   * `max_payload_bytes` ≤ 4096, else `RB_PREALLOCATE_NO`.
+   */
+  RB_PREALLOCATE_DEFAULT = 0,
+  /**
+   * A fixed pool: all of it reserved up front, no system call on any loan.
+   */
+  RB_PREALLOCATE_YES = 1,
+  /**
+   * On demand: each chunk holds memory (whole pages) only for the message lent in it,
+   * at most `pool_bytes` per publisher.
+   */
+  RB_PREALLOCATE_NO = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_preallocate rb_preallocate;
+#else
+typedef uint32_t rb_preallocate;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A one-bit event between processes: `rb_latch_set` wakes every waiter (one system call,
  * none if nobody waits); the owner resets it, then looks for work, then waits.
  */
@@ -239,7 +276,8 @@ typedef struct rb_waitset rb_waitset;
  * open fail with `RB_ERR_MISMATCH`. Ranges and defaults are those of the Rust
  * `TopicBuilder` (see the README): max_publishers 1..=64 (4), max_subscribers 1..=1024
  * (16), depth a power of two up to 65536 (16), history ≤ depth (0), max_held 1..=256 (4),
- * max_payload_bytes up to 1 GiB (4096).
+ * max_payload_bytes up to 1 GiB (4096), pool_bytes from max_payload_bytes up to 16 TiB
+ * (1 GiB, or 4 × max_payload_bytes if more), preallocate (`RB_PREALLOCATE_DEFAULT`).
  */
 typedef struct {
   uint32_t max_publishers;
@@ -264,6 +302,15 @@ typedef struct {
    * Largest message.
    */
   uint64_t max_payload_bytes;
+  /**
+   * Most payload memory one publisher may hold at once; a loan that would go over it
+   * fails with `RB_ERR_POOL_BUDGET`.
+   */
+  uint64_t pool_bytes;
+  /**
+   * An `rb_preallocate` value.
+   */
+  uint32_t preallocate;
   /**
    * Subscribers only: keep only the newest `keep_last` unread messages (1..=depth).
    */
@@ -479,12 +526,42 @@ void rb_publisher_close(rb_publisher *publisher);
  * Lends a chunk of `len` bytes (at most the topic's `max_payload_bytes`) and sets `*data`
  * to it: write the message there, then `rb_publisher_publish` (or `rb_publisher_discard`).
  * The memory is shared: do not keep the pointer after publishing. One loan at a time per
- * publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`.
+ * publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`. A loan that would take
+ * the publisher's memory over the topic's `pool_bytes` fails with `RB_ERR_POOL_BUDGET`,
+ * one the shared-memory filesystem has no room for with `RB_ERR_NO_SPACE`; smaller loans
+ * may still succeed.
  *
  * # Safety
  * `publisher` is a live publisher; `data` is writable.
  */
 rb_status rb_publisher_loan(rb_publisher *publisher, size_t len, void **data);
+
+/**
+ * Lends a chunk for an array of `count` elements of `element_size` bytes (e.g.
+ * `sizeof(struct point)`) and sets `*data` to its first element, as `rb_publisher_loan`
+ * does for `count * element_size` bytes; publish it with `rb_publisher_publish(publisher,
+ * count * element_size)`. Chunks are aligned to at least 64 bytes (more than any standard
+ * C type needs).
+ * An element size of 0 fails with `RB_ERR_INVALID_ARGUMENT`, a product that overflows
+ * `size_t` with `RB_ERR_TOO_LARGE`. Subscribers read it with `rb_sample_array`.
+ *
+ * # Safety
+ * `publisher` is a live publisher; `data` is writable.
+ */
+rb_status rb_publisher_loan_array(rb_publisher *publisher,
+                                  size_t element_size,
+                                  size_t count,
+                                  void **data);
+
+/**
+ * Bytes of payload memory the publisher holds right now: with preallocation, the whole
+ * pool; otherwise what the messages lent, in the log or held by subscribers take (whole
+ * pages), at most the topic's `pool_bytes`.
+ *
+ * # Safety
+ * `publisher` is NULL (0 is returned) or a live publisher.
+ */
+uint64_t rb_publisher_reserved_payload_bytes(const rb_publisher *publisher);
 
 /**
  * Publishes the outstanding loan's first `len` bytes (at most what was loaned): every
@@ -588,6 +665,23 @@ const void *rb_sample_data(const rb_sample *sample);
  * `sample` is NULL (0 is returned) or a live sample.
  */
 size_t rb_sample_len(const rb_sample *sample);
+
+/**
+ * The message as an array of elements of `element_size` bytes aligned to `element_align`
+ * (`sizeof` and `_Alignof` of the element type): on `RB_OK`, `*data` is the first element,
+ * in place in shared memory (read-only) until `rb_sample_release`, and `*count` the number
+ * of elements. `RB_ERR_INVALID_ARGUMENT` (with `*data` NULL and `*count` 0) if the message
+ * is not a whole number of elements, is not aligned to `element_align`, or `element_size`
+ * is 0 or `element_align` not a power of two.
+ *
+ * # Safety
+ * `sample` is a live sample; `data` and `count` are writable.
+ */
+rb_status rb_sample_array(const rb_sample *sample,
+                          size_t element_size,
+                          size_t element_align,
+                          const void **data,
+                          size_t *count);
 
 /**
  * When it was published: CLOCK_MONOTONIC nanoseconds, comparable across processes.

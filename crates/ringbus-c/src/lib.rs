@@ -21,20 +21,20 @@ mod waitset;
 mod words;
 
 pub use call::{rb_last_error, rb_status, rb_version};
-pub use node::{rb_node, rb_node_close, rb_node_open, rb_topic_options, rb_wake};
+pub use node::{rb_node, rb_node_close, rb_node_open, rb_preallocate, rb_topic_options, rb_wake};
 pub use objects::{
     rb_latch, rb_latch_close, rb_latch_is_set, rb_latch_open, rb_latch_reset, rb_latch_set, rb_latch_unlink,
     rb_latch_wait, rb_semaphore, rb_semaphore_close, rb_semaphore_open, rb_semaphore_post, rb_semaphore_try_wait,
     rb_semaphore_unlink, rb_semaphore_value, rb_semaphore_wait,
 };
 pub use publisher::{
-    rb_publisher, rb_publisher_close, rb_publisher_discard, rb_publisher_loan, rb_publisher_open, rb_publisher_publish,
-    rb_publisher_publish_copy,
+    rb_publisher, rb_publisher_close, rb_publisher_discard, rb_publisher_loan, rb_publisher_loan_array,
+    rb_publisher_open, rb_publisher_publish, rb_publisher_publish_copy, rb_publisher_reserved_payload_bytes,
 };
 pub use subscriber::{
-    rb_sample, rb_sample_data, rb_sample_len, rb_sample_release, rb_sample_timestamp_ns, rb_subscriber,
-    rb_subscriber_close, rb_subscriber_lost, rb_subscriber_open, rb_subscriber_receive, rb_subscriber_take,
-    rb_subscriber_taken,
+    rb_sample, rb_sample_array, rb_sample_data, rb_sample_len, rb_sample_release, rb_sample_timestamp_ns,
+    rb_subscriber, rb_subscriber_close, rb_subscriber_lost, rb_subscriber_open, rb_subscriber_receive,
+    rb_subscriber_take, rb_subscriber_taken,
 };
 pub use waitset::{
     rb_event, rb_event_kind, rb_waitset, rb_waitset_attach_deadline, rb_waitset_attach_fd, rb_waitset_attach_interval,

@@ -19,13 +19,29 @@ pub enum rb_wake {
     RB_WAKE_NEVER = 1,
 }
 
+/// Whether a publisher reserves every chunk's memory when it is created
+/// (`rb_topic_options::preallocate`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum rb_preallocate {
+    /// The existing topic's setting; for a new topic, `RB_PREALLOCATE_YES` if
+    /// `max_payload_bytes` ≤ 4096, else `RB_PREALLOCATE_NO`.
+    RB_PREALLOCATE_DEFAULT = 0,
+    /// A fixed pool: all of it reserved up front, no system call on any loan.
+    RB_PREALLOCATE_YES = 1,
+    /// On demand: each chunk holds memory (whole pages) only for the message lent in it,
+    /// at most `pool_bytes` per publisher.
+    RB_PREALLOCATE_NO = 2,
+}
+
 /// A topic's settings. Zero-initialize it (`rb_topic_options o = {0};`) and set what you
 /// need: every field left 0 means "the default for a new topic, whatever the topic already
 /// has for an existing one". A set field that differs from an existing topic's makes the
 /// open fail with `RB_ERR_MISMATCH`. Ranges and defaults are those of the Rust
 /// `TopicBuilder` (see the README): max_publishers 1..=64 (4), max_subscribers 1..=1024
 /// (16), depth a power of two up to 65536 (16), history ≤ depth (0), max_held 1..=256 (4),
-/// max_payload_bytes up to 1 GiB (4096).
+/// max_payload_bytes up to 1 GiB (4096), pool_bytes from max_payload_bytes up to 16 TiB
+/// (1 GiB, or 4 × max_payload_bytes if more), preallocate (`RB_PREALLOCATE_DEFAULT`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct rb_topic_options {
@@ -41,6 +57,11 @@ pub struct rb_topic_options {
     pub chunks: u32,
     /// Largest message.
     pub max_payload_bytes: u64,
+    /// Most payload memory one publisher may hold at once; a loan that would go over it
+    /// fails with `RB_ERR_POOL_BUDGET`.
+    pub pool_bytes: u64,
+    /// An `rb_preallocate` value.
+    pub preallocate: u32,
     /// Subscribers only: keep only the newest `keep_last` unread messages (1..=depth).
     pub keep_last: u32,
     /// Publishers only: sleepers a publish wakes itself before relaying (at least 1; 2).
@@ -50,37 +71,57 @@ pub struct rb_topic_options {
 }
 
 impl rb_topic_options {
-    fn apply(&self, mut b: TopicBuilder) -> Result<TopicBuilder, Failure> {
-        let settings = [
-            (self.max_publishers, TopicBuilder::max_publishers as fn(_, _) -> _),
-            (self.max_subscribers, TopicBuilder::max_subscribers),
-            (self.depth, TopicBuilder::depth),
-            (self.history, TopicBuilder::history),
-            (self.max_held, TopicBuilder::max_held),
-            (self.chunks, TopicBuilder::chunks),
-            (self.keep_last, TopicBuilder::keep_last),
-            (self.direct_wakes, TopicBuilder::direct_wakes),
-        ];
-        for (value, set) in settings {
-            if value != 0 {
-                b = set(b, value);
+    fn apply(&self, b: TopicBuilder) -> Result<TopicBuilder, Failure> {
+        type B = TopicBuilder;
+        let b = set_nonzero(
+            b,
+            [
+                (self.max_publishers, B::max_publishers),
+                (self.max_subscribers, B::max_subscribers),
+                (self.depth, B::depth),
+                (self.history, B::history),
+                (self.max_held, B::max_held),
+                (self.chunks, B::chunks),
+                (self.keep_last, B::keep_last),
+                (self.direct_wakes, B::direct_wakes),
+            ],
+        );
+        let b = set_nonzero(b, [(self.max_payload_bytes, B::max_payload_bytes), (self.pool_bytes, B::pool_bytes)]);
+        let b = match self.preallocate {
+            p if p == rb_preallocate::RB_PREALLOCATE_DEFAULT as u32 => b,
+            p if p == rb_preallocate::RB_PREALLOCATE_YES as u32 => b.preallocate(true),
+            p if p == rb_preallocate::RB_PREALLOCATE_NO as u32 => b.preallocate(false),
+            other => {
+                return Err(not_a_value(
+                    "preallocate",
+                    other,
+                    "RB_PREALLOCATE_DEFAULT, RB_PREALLOCATE_YES or RB_PREALLOCATE_NO",
+                ))
             }
-        }
-        if self.max_payload_bytes != 0 {
-            b = b.max_payload_bytes(self.max_payload_bytes);
-        }
+        };
         let wake = match self.wake {
             w if w == rb_wake::RB_WAKE_ON_DATA as u32 => Wake::OnData,
             w if w == rb_wake::RB_WAKE_NEVER as u32 => Wake::Never,
-            other => {
-                return Err(Failure {
-                    status: rb_status::RB_ERR_INVALID_CONFIG,
-                    message: format!("wake = {other} is not an rb_wake value (RB_WAKE_ON_DATA or RB_WAKE_NEVER)"),
-                })
-            }
+            other => return Err(not_a_value("wake", other, "RB_WAKE_ON_DATA or RB_WAKE_NEVER")),
         };
         Ok(b.wake(wake))
     }
+}
+
+/// An option holding none of its enum's values (`allowed`).
+fn not_a_value(option: &str, value: u32, allowed: &str) -> Failure {
+    Failure {
+        status: rb_status::RB_ERR_INVALID_CONFIG,
+        message: format!("{option} = {value} is not an rb_{option} value ({allowed})"),
+    }
+}
+
+/// A `TopicBuilder` setter.
+type Setter<T> = fn(TopicBuilder, T) -> TopicBuilder;
+
+/// Applies to `b` each setting that is not 0 (0: unset).
+fn set_nonzero<T: Default + PartialEq, const N: usize>(b: TopicBuilder, settings: [(T, Setter<T>); N]) -> TopicBuilder {
+    settings.into_iter().fold(b, |b, (value, set)| if value == T::default() { b } else { set(b, value) })
 }
 
 /// The topic builder for `topic` with `options` (NULL: all defaults).

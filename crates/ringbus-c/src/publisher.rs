@@ -54,10 +54,26 @@ pub unsafe extern "C" fn rb_publisher_close(publisher: *mut rb_publisher) {
     }
 }
 
+/// Lends `len` bytes of `p`'s next chunk and points `slot` at them.
+fn lend(p: &mut rb_publisher, len: usize, slot: &mut *mut c_void) -> Result<rb_status, Failure> {
+    if p.loan.is_some() {
+        return Err(Failure::invalid(
+            "this publisher already has a loan outstanding; publish or discard it before taking another",
+        ));
+    }
+    let mut loan = p.publisher.loan_detached(len)?;
+    *slot = p.publisher.detached_bytes(&mut loan).as_mut_ptr().cast();
+    p.loan = Some(loan);
+    Ok(rb_status::RB_OK)
+}
+
 /// Lends a chunk of `len` bytes (at most the topic's `max_payload_bytes`) and sets `*data`
 /// to it: write the message there, then `rb_publisher_publish` (or `rb_publisher_discard`).
 /// The memory is shared: do not keep the pointer after publishing. One loan at a time per
-/// publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`.
+/// publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`. A loan that would take
+/// the publisher's memory over the topic's `pool_bytes` fails with `RB_ERR_POOL_BUDGET`,
+/// one the shared-memory filesystem has no room for with `RB_ERR_NO_SPACE`; smaller loans
+/// may still succeed.
 ///
 /// # Safety
 /// `publisher` is a live publisher; `data` is writable.
@@ -72,16 +88,56 @@ pub unsafe extern "C" fn rb_publisher_loan(
         let slot = unsafe { out(data, "data") }?;
         // SAFETY: the caller's contract.
         let p = unsafe { handle(publisher, "publisher") }?;
-        if p.loan.is_some() {
-            return Err(Failure::invalid(
-                "this publisher already has a loan outstanding; publish or discard it before taking another",
-            ));
-        }
-        let mut loan = p.publisher.loan_detached(len)?;
-        *slot = p.publisher.detached_bytes(&mut loan).as_mut_ptr().cast();
-        p.loan = Some(loan);
-        Ok(rb_status::RB_OK)
+        lend(p, len, slot)
     })
+}
+
+/// Lends a chunk for an array of `count` elements of `element_size` bytes (e.g.
+/// `sizeof(struct point)`) and sets `*data` to its first element, as `rb_publisher_loan`
+/// does for `count * element_size` bytes; publish it with `rb_publisher_publish(publisher,
+/// count * element_size)`. Chunks are aligned to at least 64 bytes (more than any standard
+/// C type needs).
+/// An element size of 0 fails with `RB_ERR_INVALID_ARGUMENT`, a product that overflows
+/// `size_t` with `RB_ERR_TOO_LARGE`. Subscribers read it with `rb_sample_array`.
+///
+/// # Safety
+/// `publisher` is a live publisher; `data` is writable.
+#[no_mangle]
+pub unsafe extern "C" fn rb_publisher_loan_array(
+    publisher: *mut rb_publisher,
+    element_size: usize,
+    count: usize,
+    data: *mut *mut c_void,
+) -> rb_status {
+    guard(|| {
+        // SAFETY: the caller's contract.
+        let slot = unsafe { out(data, "data") }?;
+        // SAFETY: the caller's contract.
+        let p = unsafe { handle(publisher, "publisher") }?;
+        if element_size == 0 {
+            return Err(Failure::invalid("element_size is 0; pass sizeof the element type"));
+        }
+        let len = element_size.checked_mul(count).ok_or_else(|| Failure {
+            status: rb_status::RB_ERR_TOO_LARGE,
+            message: format!(
+                "{count} elements of {element_size} bytes are more bytes than size_t holds; \
+                 a loan holds at most the topic's max_payload_bytes"
+            ),
+        })?;
+        lend(p, len, slot)
+    })
+}
+
+/// Bytes of payload memory the publisher holds right now: with preallocation, the whole
+/// pool; otherwise what the messages lent, in the log or held by subscribers take (whole
+/// pages), at most the topic's `pool_bytes`.
+///
+/// # Safety
+/// `publisher` is NULL (0 is returned) or a live publisher.
+#[no_mangle]
+pub unsafe extern "C" fn rb_publisher_reserved_payload_bytes(publisher: *const rb_publisher) -> u64 {
+    // SAFETY: the caller's contract.
+    unsafe { publisher.as_ref() }.map_or(0, |p| p.publisher.reserved_payload_bytes())
 }
 
 /// Publishes the outstanding loan's first `len` bytes (at most what was loaned): every

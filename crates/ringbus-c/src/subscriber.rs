@@ -1,9 +1,9 @@
 //! `rb_subscriber` and `rb_sample`: take or wait for messages, read them in place.
 
-use crate::call::{free, guard, handle, out, timeout};
+use crate::call::{free, guard, handle, out, timeout, Failure};
 use crate::node::{builder, rb_node, rb_topic_options};
 use crate::rb_status;
-use ringbus::{ReceiveError, Sample, Subscriber};
+use ringbus::{ReceiveError, Sample, Subscriber, ViewError};
 use std::ffi::{c_char, c_void};
 
 /// A subscriber on one topic.
@@ -140,6 +140,53 @@ pub unsafe extern "C" fn rb_sample_data(sample: *const rb_sample) -> *const c_vo
 pub unsafe extern "C" fn rb_sample_len(sample: *const rb_sample) -> usize {
     // SAFETY: the caller's contract.
     unsafe { sample.as_ref() }.map_or(0, |s| s.0.len())
+}
+
+/// The message as an array of elements of `element_size` bytes aligned to `element_align`
+/// (`sizeof` and `_Alignof` of the element type): on `RB_OK`, `*data` is the first element,
+/// in place in shared memory (read-only) until `rb_sample_release`, and `*count` the number
+/// of elements. `RB_ERR_INVALID_ARGUMENT` (with `*data` NULL and `*count` 0) if the message
+/// is not a whole number of elements, is not aligned to `element_align`, or `element_size`
+/// is 0 or `element_align` not a power of two.
+///
+/// # Safety
+/// `sample` is a live sample; `data` and `count` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn rb_sample_array(
+    sample: *const rb_sample,
+    element_size: usize,
+    element_align: usize,
+    data: *mut *const c_void,
+    count: *mut usize,
+) -> rb_status {
+    guard(|| {
+        // SAFETY: the caller promises `data` writable when it is not NULL.
+        let slot = unsafe { data.as_mut() }.ok_or_else(|| Failure::invalid("data is NULL"))?;
+        *slot = std::ptr::null();
+        // SAFETY: the caller promises `count` writable when it is not NULL.
+        let count = unsafe { count.as_mut() }.ok_or_else(|| Failure::invalid("count is NULL"))?;
+        *count = 0;
+        // SAFETY: the caller's contract.
+        let sample = unsafe { sample.as_ref() }.ok_or_else(|| Failure::invalid("sample is NULL"))?;
+        if element_size == 0 || !element_align.is_power_of_two() {
+            return Err(Failure::invalid(format!(
+                "element_size {element_size} and element_align {element_align}: pass sizeof and _Alignof \
+                 of the element type (a size above 0, an alignment that is a power of two)"
+            )));
+        }
+        let bytes: &[u8] = &sample.0;
+        if !bytes.len().is_multiple_of(element_size) {
+            let e = ViewError::SliceSize { type_name: "elements", element: element_size, actual: bytes.len() };
+            return Err(Failure::invalid(e.to_string()));
+        }
+        if !(bytes.as_ptr() as usize).is_multiple_of(element_align) {
+            let e = ViewError::Alignment { type_name: "the element type", align: element_align };
+            return Err(Failure::invalid(e.to_string()));
+        }
+        *slot = bytes.as_ptr().cast();
+        *count = bytes.len() / element_size;
+        Ok(rb_status::RB_OK)
+    })
 }
 
 /// When it was published: CLOCK_MONOTONIC nanoseconds, comparable across processes.

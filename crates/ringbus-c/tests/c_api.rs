@@ -3,8 +3,8 @@
 //! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
 //! exchanging messages, worker processes sharing job tokens after a latch, processes
 //! waking each other through shared words by address alone, a wait set over every kind of
-//! source, an epoll loop sleeping on wait sets' fds, and every error path with its status
-//! and message.
+//! source, an epoll loop sleeping on wait sets' fds, a topic's memory settings and typed
+//! arrays, and every error path with its status and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -196,6 +196,15 @@ fn a_c_wait_set_reports_every_kind_of_source_and_keeps_every_token() {
     // thread rule, the token given back at detach and the bad arguments.
     let out = run(&exe, &["waitset", root.path()]);
     assert!(out.starts_with("waitset ok: 5 sources, "), "{out}");
+}
+
+#[test]
+fn c_memory_settings_pool_budget_and_typed_arrays() {
+    let root = TestRoot::new("memory");
+    let exe = compile(&crate_dir().join("tests/c/memory.c"), "memory");
+    // The C side checks the settings and their mismatches, the bytes a publisher holds,
+    // RB_ERR_POOL_BUDGET and its message, and 1000 points of four floats read in place.
+    assert_eq!(run(&exe, &["memory", root.path()]), "memory ok\n");
 }
 
 #[test]

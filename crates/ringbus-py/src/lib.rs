@@ -2,11 +2,12 @@
 //! the core crate; this crate maps its types to Python classes, its errors to Python
 //! exceptions (`errors`, one place), its blocking calls to GIL-free waits that Ctrl-C
 //! interrupts (`blocking`), and its shared memory to buffer exports that can never
-//! outlive the mapping (`buffer`).
+//! outlive the mapping (`buffer`), which numpy arrays build on (`arrays`).
 //!
 //! The pure-Python package around it (`python/ringbus`) adds the exception classes, the
-//! asyncio helpers and the benchmark.
+//! numpy array checks, the asyncio helpers and the benchmark.
 
+mod arrays;
 mod blocking;
 mod buffer;
 mod errors;

@@ -51,10 +51,18 @@ impl Node {
     /// topic's; set ones must match it (else `Mismatch`). `wake` and `keep_last` concern
     /// subscribers only, `direct_wakes` publishers only (how many sleeping subscribers a
     /// publish wakes itself before the first of them wakes the rest; default 2).
+    ///
+    /// Memory: `pool_bytes` is the most payload memory one publisher may hold at once
+    /// (default 1 GiB, or 4 × `max_payload_bytes` if more; at least `max_payload_bytes`): a
+    /// loan that would go over it raises `LimitReached`. `preallocate=True` reserves every
+    /// chunk's memory when a publisher is created (a fixed pool, no system call on a loan);
+    /// `False` reserves it as messages are lent, so a topic with a large
+    /// `max_payload_bytes` costs only what is in flight. Default: `True` if
+    /// `max_payload_bytes` ≤ 4096.
     #[pyo3(signature = (
         name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
-        max_held = None, chunks = None, max_payload_bytes = None, keep_last = None, wake = Wake::OnData,
-        direct_wakes = None,
+        max_held = None, chunks = None, max_payload_bytes = None, pool_bytes = None, preallocate = None,
+        keep_last = None, wake = Wake::OnData, direct_wakes = None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn topic(
@@ -67,30 +75,30 @@ impl Node {
         max_held: Option<u32>,
         chunks: Option<u32>,
         max_payload_bytes: Option<u64>,
+        pool_bytes: Option<u64>,
+        preallocate: Option<bool>,
         keep_last: Option<u32>,
         wake: Wake,
         direct_wakes: Option<u32>,
     ) -> Result<Topic> {
-        let mut b = self.get()?.topic(name);
-        let settings = [
-            (max_publishers, ringbus::TopicBuilder::max_publishers as fn(_, _) -> _),
-            (max_subscribers, ringbus::TopicBuilder::max_subscribers),
-            (depth, ringbus::TopicBuilder::depth),
-            (history, ringbus::TopicBuilder::history),
-            (max_held, ringbus::TopicBuilder::max_held),
-            (chunks, ringbus::TopicBuilder::chunks),
-            (keep_last, ringbus::TopicBuilder::keep_last),
-            (direct_wakes, ringbus::TopicBuilder::direct_wakes),
-        ];
-        for (value, set) in settings {
-            if let Some(v) = value {
-                b = set(b, v);
-            }
-        }
-        if let Some(v) = max_payload_bytes {
-            b = b.max_payload_bytes(v);
-        }
-        b = b.wake(match wake {
+        use ringbus::TopicBuilder as B;
+        let b = self.get()?.topic(name);
+        let b = given(
+            b,
+            [
+                (max_publishers, B::max_publishers),
+                (max_subscribers, B::max_subscribers),
+                (depth, B::depth),
+                (history, B::history),
+                (max_held, B::max_held),
+                (chunks, B::chunks),
+                (keep_last, B::keep_last),
+                (direct_wakes, B::direct_wakes),
+            ],
+        );
+        let b = given(b, [(max_payload_bytes, B::max_payload_bytes), (pool_bytes, B::pool_bytes)]);
+        let b = given(b, [(preallocate, B::preallocate)]);
+        let b = b.wake(match wake {
             Wake::OnData => ringbus::Wake::OnData,
             Wake::Never => ringbus::Wake::Never,
         });
@@ -154,6 +162,17 @@ impl Node {
             None => "<ringbus.Node (closed)>".into(),
         }
     }
+}
+
+/// A `TopicBuilder` setter.
+type Setter<T> = fn(ringbus::TopicBuilder, T) -> ringbus::TopicBuilder;
+
+/// Applies to `b` each setting that was given (`Some`).
+fn given<T, const N: usize>(b: ringbus::TopicBuilder, settings: [(Option<T>, Setter<T>); N]) -> ringbus::TopicBuilder {
+    settings.into_iter().fold(b, |b, (value, set)| match value {
+        Some(v) => set(b, v),
+        None => b,
+    })
 }
 
 /// A topic's name and settings, from `Node.topic()`: open it with `publisher()` or

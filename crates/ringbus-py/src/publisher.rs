@@ -5,6 +5,7 @@
 //! loan's memory is exported, and a loan can only ever go back to the publisher that lent
 //! it. One loan at a time per publisher, as in Rust.
 
+use crate::arrays::{self, Layout};
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
 use pyo3::buffer::PyUntypedBuffer;
@@ -97,7 +98,25 @@ impl Publisher {
         this.loans += 1;
         let (id, exports) = (this.loans, Exports::default());
         this.lent = Some(Lent { id, loan, exports: exports.clone() });
-        Ok(Loan { publisher: slf.clone().unbind(), id, address, exports })
+        Ok(Loan { publisher: slf.clone().unbind(), id, address, exports, layout: None })
+    }
+
+    /// Lends a chunk sized for a numpy array of `shape` (an int or a tuple) and `dtype`
+    /// (plain data: numbers, fixed-size records), as a `Loan` whose `as_array()` is that
+    /// array over the chunk itself: `pub.loan_array((1000, 4), numpy.float32)`. Raises
+    /// `InvalidArgument` for a dtype that cannot live in shared memory or a negative size;
+    /// as `loan()` otherwise. Needs numpy (`pip install 'ringbus[numpy]'`).
+    #[pyo3(signature = (shape, dtype, *, zeroed = false))]
+    fn loan_array(
+        slf: Bound<'_, Self>,
+        shape: &Bound<'_, PyAny>,
+        dtype: &Bound<'_, PyAny>,
+        zeroed: bool,
+    ) -> Result<Loan> {
+        let (layout, size) = arrays::layout(shape, dtype)?;
+        let mut loan = Publisher::loan(slf, size, zeroed)?;
+        loan.layout = Some(layout);
+        Ok(loan)
     }
 
     /// Copies `data` (bytes, bytearray, memoryview, a C-contiguous numpy array: any
@@ -146,6 +165,13 @@ impl Publisher {
     /// Chunks free for the next loans right now.
     fn free_chunks(&self) -> Result<usize> {
         Ok(self.peek_live()?.free_chunks())
+    }
+
+    /// Bytes of payload memory this publisher holds right now: with `preallocate`, the
+    /// whole pool; otherwise what the messages lent, in the log or held by subscribers
+    /// take (whole pages), at most the topic's `pool_bytes`.
+    fn reserved_payload_bytes(&self) -> Result<u64> {
+        Ok(self.peek_live()?.reserved_payload_bytes())
     }
 
     /// Subscribers asleep on this topic right now.
@@ -201,10 +227,11 @@ impl Publisher {
     }
 }
 
-/// A chunk of shared memory lent by `Publisher.loan()`: a writable buffer (`memoryview`,
-/// `numpy.frombuffer(loan, dtype)`) to write the message into in place, then `publish()`.
-/// Views of it must be gone before `publish()` / `discard()` (else `BufferError`): write
-/// through a temporary (`numpy.frombuffer(loan, ...)[:] = data`) or `del` the array.
+/// A chunk of shared memory lent by `Publisher.loan()` or `loan_array()`: a writable buffer
+/// (`memoryview`, `numpy.frombuffer(loan, dtype)`, `loan.as_array()`) to write the message
+/// into in place, then `publish()`. Views of it must be gone before `publish()` /
+/// `discard()` (else `BufferError`): write through a temporary (`loan.as_array()[:] =
+/// data`) or `del` the array.
 /// As a context manager it publishes on success and discards on an exception. A loan
 /// dropped unpublished gives its chunk back.
 #[pyclass(module = "ringbus._native", frozen)]
@@ -213,6 +240,8 @@ pub(crate) struct Loan {
     id: u64,
     address: usize,
     exports: Exports,
+    /// What `loan_array()` was given; `None` from `loan()`.
+    layout: Option<Layout>,
 }
 
 impl Loan {
@@ -253,6 +282,32 @@ impl Loan {
     /// Gives the chunk back unpublished. Raises `BufferError` while a view is alive.
     fn discard(&self, py: Python<'_>) -> Result<()> {
         self.end(py, false)
+    }
+
+    /// The loan as a writable numpy array over the chunk itself (no copy). Default dtype
+    /// and shape: those given to `loan_array()`; with a `dtype` and no `shape`, one
+    /// dimension; one size of `shape` may be -1. Raises `InvalidArgument` if the loan's
+    /// bytes are not a whole number of `dtype` or do not fit `shape`. Delete the array (or
+    /// write through a temporary: `loan.as_array()[:] = data`) before `publish()`.
+    #[pyo3(signature = (dtype = None, shape = None))]
+    fn as_array<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: Option<Bound<'py, PyAny>>,
+        shape: Option<Bound<'py, PyAny>>,
+    ) -> Result<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let (dtype, shape) = match (dtype, &slf.get().layout) {
+            (Some(dtype), _) => (dtype, shape),
+            (None, Some(layout)) => {
+                (layout.dtype.bind(py).clone(), shape.or_else(|| Some(layout.shape.bind(py).clone())))
+            }
+            (None, None) => {
+                return Err(Error::InvalidArgument(
+                    "pass a dtype: this loan came from loan(), which records none (loan_array() does)".into(),
+                ))
+            }
+        };
+        Ok(arrays::view(slf.as_any(), &dtype, shape.as_ref())?)
     }
 
     /// Shortens the message to `size` bytes (loan the maximum, trim once the size is known).

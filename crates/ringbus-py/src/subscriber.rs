@@ -1,5 +1,6 @@
 //! `Subscriber` and `Sample`: messages read in place from the publisher's shared memory.
 
+use crate::arrays;
 use crate::blocking;
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
@@ -140,7 +141,8 @@ impl Subscriber {
 
 /// A received message: a read-only view of the publisher's chunk, pinned until released.
 /// It supports the buffer protocol — `memoryview(sample)`, `numpy.frombuffer(sample,
-/// dtype)`, `bytes(sample)` — and those views copy nothing. Release it with `release()`,
+/// dtype)`, `sample.as_array(dtype, shape)`, `bytes(sample)` — and those views (all but
+/// `bytes`) copy nothing. Release it with `release()`,
 /// a `with` block, or by dropping every reference; releasing it while a view of it is
 /// alive raises `BufferError` (delete the views first).
 #[pyclass(module = "ringbus._native", frozen)]
@@ -233,6 +235,21 @@ impl Sample {
     #[getter]
     fn address(&self) -> Result<usize> {
         self.read(|s| s.address())
+    }
+
+    /// The payload as a read-only numpy array of `dtype` and `shape` (None: one dimension;
+    /// one size may be -1), over the publisher's chunk itself (no copy). Raises
+    /// `InvalidArgument` if the payload is not a whole number of `dtype`, does not fit
+    /// `shape`, or is not aligned for `dtype`. The array pins the sample: `release()`
+    /// raises `BufferError` while it lives, and dropping the sample keeps the chunk until
+    /// the array goes. Needs numpy (`pip install 'ringbus[numpy]'`).
+    #[pyo3(signature = (dtype, shape = None))]
+    fn as_array<'py>(
+        slf: &Bound<'py, Self>,
+        dtype: &Bound<'py, PyAny>,
+        shape: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        arrays::view(slf.as_any(), dtype, shape)
     }
 
     /// The payload copied into `bytes`.

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ringbus.h"
 
 #define CHECK(cond, ...)                                                   \
@@ -18,5 +19,12 @@
     } while (0)
 
 #define OK(call) CHECK((call) == RB_OK, "%s", #call)
+
+/* A call that must return `want` and, if `in_message` is not NULL, leave a last error
+ * that mentions it. */
+static inline void expect(rb_status got, rb_status want, const char *what, const char *in_message) {
+    CHECK(got == want, "%s: status %d, expected %d", what, (int)got, (int)want);
+    if (in_message) CHECK(strstr(rb_last_error(), in_message), "%s: the message does not mention \"%s\"", what, in_message);
+}
 
 #endif

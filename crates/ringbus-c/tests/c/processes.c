@@ -194,11 +194,6 @@ static int tokens(const char *root, int workers, uint32_t tokens, int jobs) {
     return 0;
 }
 
-static void expect(rb_status got, rb_status want, const char *what, const char *in_message) {
-    CHECK(got == want, "%s: status %d, expected %d", what, (int)got, (int)want);
-    if (in_message) CHECK(strstr(rb_last_error(), in_message), "%s: the message does not mention \"%s\"", what, in_message);
-}
-
 static int errors(const char *root) {
     rb_node *node = (rb_node *)1;
     expect(rb_node_open(NULL, root, &node), RB_ERR_INVALID_ARGUMENT, "NULL name", "name is NULL");
