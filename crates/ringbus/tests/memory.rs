@@ -124,6 +124,30 @@ fn taking_a_large_message_makes_no_system_call() {
     }
 }
 
+/// Small and large messages alternating: each loan finds a free chunk already sized for
+/// it, so once every size has been seen, lending and publishing make no system call.
+#[test]
+fn alternating_sizes_settle_into_chunks_sized_for_each_without_system_calls() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("mixed").max_payload_bytes(MIB).depth(4).publisher().unwrap();
+    let mut subscriber = node.topic("mixed").wake(ringbus::Wake::Never).subscriber().unwrap();
+    let counter = SyscallCounter::for_this_thread().expect("exact syscall counting needs the perf tracepoint");
+    let sizes = [64usize, MIB as usize, 200, (MIB / 2) as usize];
+    let mut calls = Vec::new();
+    for i in 0..64 {
+        let start = counter.start().unwrap();
+        publish_marked(&mut publisher, sizes[i % sizes.len()], i as u8);
+        calls.push(counter.since(start).unwrap());
+        let sample = subscriber.take().unwrap().unwrap();
+        assert!(sample.len() == sizes[i % sizes.len()] && sample.iter().all(|&b| b == i as u8));
+    }
+    assert_eq!(calls[32..], [0; 32], "system calls per publish: {calls:?}");
+    let reserved = publisher.reserved_payload_bytes();
+    let in_log = MIB + MIB / 2 + 64 + 200;
+    assert!(reserved <= 2 * in_log + 2 * MIB, "{reserved} bytes for {in_log} in the log");
+}
+
 #[test]
 fn typed_slices_carry_arrays_of_plain_data() {
     let root = TestRoot::new();

@@ -66,9 +66,20 @@ impl ChunkAllocator {
         self.free.len()
     }
 
-    /// The chunks not in the log and not deferred (to give their memory back).
+    /// The chunks not in the log and not deferred (to choose among, or to give their
+    /// memory back).
     pub(crate) fn free_chunks(&self) -> &[u32] {
         &self.free
+    }
+
+    /// Takes the free chunk at position `i` of [`ChunkAllocator::free_chunks`].
+    pub(crate) fn take_free(&mut self, i: usize) -> u32 {
+        self.free.remove(i)
+    }
+
+    /// A chunk taken from the free ones that a subscriber turned out to hold.
+    pub(crate) fn defer(&mut self, chunk: u32) {
+        self.deferred.push(chunk);
     }
 }
 

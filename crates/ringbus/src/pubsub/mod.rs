@@ -1,6 +1,7 @@
 //! Publish/subscribe: topics, publishers, loans, subscribers and samples.
 
 pub(crate) mod loan;
+pub(crate) mod payload_memory;
 pub(crate) mod publisher;
 pub(crate) mod publisher_view;
 pub(crate) mod sample;

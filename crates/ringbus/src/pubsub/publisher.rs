@@ -7,11 +7,11 @@
 //! "Link-time optimisation").
 
 use super::loan::{DetachedLoan, Loan};
+use super::payload_memory::PayloadMemory;
 use super::settings::TopicBuilder;
 use super::topic::{Role, TopicHandle};
 use crate::error::{LoanError, OpenError};
 use crate::pool::allocator::ChunkAllocator;
-use crate::pool::extents::{ChunkExtents, Fit, OverBudget};
 use crate::ring::log::EntryRecord;
 use crate::shm::pod::Pod;
 use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
@@ -43,7 +43,7 @@ pub struct Publisher {
     segment: PublisherSegment,
     allocator: ChunkAllocator,
     /// The memory each chunk holds (`None`: the pool is preallocated).
-    extents: Option<ChunkExtents>,
+    memory: Option<PayloadMemory>,
     /// The chunk for the next loan, claimed right after the previous publish so that the
     /// cache miss on its pin words (last written by subscribers) falls outside the loan.
     spare: Option<ClaimedChunk>,
@@ -84,15 +84,14 @@ impl Publisher {
                 Ok((segment, incarnation))
             })?;
         let allocator = ChunkAllocator::new(topic.segment.config().chunk_count, topic.segment.config().depth);
-        let g = segment.geometry;
-        let extents = g.on_demand().then(|| ChunkExtents::new(g.chunk_count, g.chunk_stride, g.pool_bytes));
+        let memory = PayloadMemory::new(&segment.geometry, topic.root.path().to_path_buf());
         Ok(Publisher {
             topic,
             slot,
             incarnation,
             segment,
             allocator,
-            extents,
+            memory,
             spare: None,
             next: 0,
             stats: PublisherStats::default(),
@@ -132,82 +131,18 @@ impl Publisher {
                     .ok_or(LoanError::PoolExhausted { chunks: self.topic.segment.config().chunk_count })?
             }
         };
-        if let Err(e) = self.fit(&claim, len as u64) {
-            self.allocator.give_back(claim.chunk);
-            return Err(e);
-        }
+        let claim = match &mut self.memory {
+            Some(memory) => memory.prepare(&self.segment, &mut self.allocator, claim, len as u64)?,
+            None => claim,
+        };
         Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
-    }
-
-    /// Gives a claimed chunk the memory a loan of `len` bytes needs (on-demand pools): no
-    /// system call unless its extent must grow or is far larger than `len`.
-    #[inline]
-    fn fit(&mut self, claim: &ClaimedChunk, len: u64) -> Result<(), LoanError> {
-        match self.extents.as_ref().map(|e| e.plan(claim.chunk, len)) {
-            None | Some(Ok(Fit::Keep)) => Ok(()),
-            Some(planned) => self.refit(claim, len, planned),
-        }
-    }
-
-    #[cold]
-    fn refit(&mut self, claim: &ClaimedChunk, len: u64, planned: Result<Fit, OverBudget>) -> Result<(), LoanError> {
-        let fit = match planned {
-            Ok(fit) => fit,
-            Err(_) => {
-                // Over the budget: first give back what idle chunks hold.
-                self.empty_free_chunks();
-                let extents = self.extents.as_ref().expect("on demand");
-                extents.plan(claim.chunk, len).map_err(|over| LoanError::PoolBudget {
-                    requested: len,
-                    pool_bytes: over.budget,
-                    reserved_bytes: over.reserved,
-                })?
-            }
-        };
-        let mut result = self.segment.fit(claim, fit);
-        if matches!(&result, Err(e) if e.raw_os_error() == Some(libc::ENOSPC)) {
-            // The filesystem is full: give back what idle chunks hold and try once more.
-            self.empty_free_chunks();
-            result = self.segment.fit(claim, fit);
-        }
-        match result {
-            Ok(()) => {
-                self.extents.as_mut().expect("on demand").done(claim.chunk, fit);
-                Ok(())
-            }
-            // A trim that failed only keeps memory; the loan is fine.
-            Err(_) if matches!(fit, Fit::Trim { .. }) => Ok(()),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT)) => Err(LoanError::NoSpace {
-                requested: len,
-                free_bytes: crate::sys::fs::free_bytes(self.topic.root.path()).unwrap_or(0),
-            }),
-            Err(e) => Err(LoanError::Reserve { requested: len, reason: e.to_string() }),
-        }
-    }
-
-    /// Gives back the memory of every chunk that is neither lent, nor in the log, nor held
-    /// (each is claimed first, so that no subscriber can be reading it).
-    fn empty_free_chunks(&mut self) {
-        let Some(extents) = self.extents.as_mut() else {
-            return;
-        };
-        for &chunk in self.allocator.free_chunks() {
-            let Some(fit) = extents.empty(chunk) else {
-                continue;
-            };
-            if let Some(claim) = self.segment.claim_chunk(chunk) {
-                if self.segment.fit(&claim, fit).is_ok() {
-                    extents.done(chunk, fit);
-                }
-            }
-        }
     }
 
     /// Bytes of payload memory this publisher holds now (on demand: the chunks' extents;
     /// preallocated: the whole pool).
     pub fn reserved_payload_bytes(&self) -> u64 {
-        match &self.extents {
-            Some(e) => e.reserved(),
+        match &self.memory {
+            Some(m) => m.reserved(),
             None => self.segment.geometry.chunk_stride * self.segment.geometry.chunk_count as u64,
         }
     }
@@ -340,6 +275,9 @@ impl Publisher {
         };
         self.segment.entry(index).write(position, record);
         self.allocator.enter_log(index, claim.chunk);
+        if let Some(memory) = &mut self.memory {
+            memory.logged(&self.segment, &self.allocator, index, length);
+        }
         self.next = position + 1;
         // A subscriber that sees the new count sees the entry and every byte of the chunk.
         self.segment.set_published(self.next);

@@ -137,9 +137,11 @@ fn describe(p: &PayloadType) -> String {
 /// hundreds of MiB and pay only for the messages actually in flight — lent, in the log
 /// (`depth`), or held by subscribers. A loan that would take the publisher's memory over
 /// `pool_bytes` fails with [`crate::LoanError::PoolBudget`]; a full tmpfs fails the loan
-/// with [`crate::LoanError::NoSpace`] (never a `SIGBUS`). Growing a chunk's memory, or
-/// trimming it when a much smaller message follows a large one, costs one system call on
-/// that loan; a stream of messages of similar sizes makes none. A preallocated pool
+/// with [`crate::LoanError::NoSpace`] (never a `SIGBUS`). A loan gets the free chunk
+/// already sized closest above it; growing a chunk costs one system call on that loan, and
+/// a publisher holding more than twice the bytes in flight plus 2 MiB gives idle memory
+/// back in bulk. Once every size of a stream has been seen, its loans make no system call.
+/// A preallocated pool
 /// reserves `chunks × max_payload_bytes` when the publisher is created and never makes a
 /// system call on a loan.
 #[derive(Debug, Clone)]

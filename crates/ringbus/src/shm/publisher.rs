@@ -334,15 +334,27 @@ impl PublisherSegment {
         unsafe { self.payload_mut(claim.chunk, len) }
     }
 
-    /// Makes a claimed chunk's reserved memory what `fit` says (a system call; the plan is
-    /// `pool::extents`'). Trimming zeroes bytes, hence the claim.
+    /// Reserves or gives back the pages of a claimed chunk that `fit` names (a system call;
+    /// the plan is `pool::extents`'). Trimming zeroes bytes, hence the claim.
     pub(crate) fn fit(&self, claim: &ClaimedChunk, fit: Fit) -> std::io::Result<()> {
-        let file = self.file.as_ref().expect("only the owning publisher reserves chunk memory");
-        let base = self.payload_offset(claim.chunk, 0) as u64;
+        self.fit_chunk(claim.chunk, fit)
+    }
+
+    /// Gives back the pages of a chunk in the log beyond its message's `len` bytes (which
+    /// subscribers may be reading: they read nothing past `len`).
+    pub(crate) fn trim_beyond(&self, chunk: u32, len: u64, fit: Fit) -> std::io::Result<()> {
         match fit {
-            Fit::Keep => Ok(()),
-            Fit::Grow { from, to } => sys::fs::reserve_range(file.as_fd(), base + from, to - from),
-            Fit::Trim { from, to } => sys::fs::release_range(file.as_fd(), base + from, to - from),
+            Fit::Trim(p) if p.from >= len => self.fit_chunk(chunk, fit),
+            _ => unreachable!("ringbus bug: {fit:?} would touch a logged message of {len} bytes"),
+        }
+    }
+
+    fn fit_chunk(&self, chunk: u32, fit: Fit) -> std::io::Result<()> {
+        let file = self.file.as_ref().expect("only the owning publisher reserves chunk memory");
+        let base = self.payload_offset(chunk, 0) as u64;
+        match fit {
+            Fit::Grow(p) => sys::fs::reserve_range(file.as_fd(), base + p.from, p.to - p.from),
+            Fit::Trim(p) => sys::fs::release_range(file.as_fd(), base + p.from, p.to - p.from),
         }
     }
 
