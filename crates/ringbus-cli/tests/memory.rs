@@ -60,6 +60,7 @@ fn a_quick_run_reports_every_scenario_within_its_memory_limit_and_both_latency_v
         assert!(u(r, "preallocated_bytes_computed") > reserved, "{name}: {r}");
         assert!(u(r, "smallest_bytes") <= u(r, "largest_bytes") && u(r, "largest_bytes") <= max_payload, "{r}");
         assert!((f(r, "reserved_vs_in_flight") - reserved as f64 / in_flight as f64).abs() < 1e-9, "{r}");
+        assert!(r["syscalls_per_publish"].is_null() || f(r, "syscalls_per_publish") >= 0.0, "{r}");
     }
     let tiny = memory[0];
     assert_eq!(u(tiny, "in_flight_peak_bytes"), (DEPTH + 1) * 5, "the log's 16 messages and the loan: {tiny}");

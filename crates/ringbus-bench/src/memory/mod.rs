@@ -24,7 +24,8 @@
 //!            (the holder lists what it holds on a shared board; position < n - depth)
 //! ```
 //!
-//! and the peak of each over the run. Latency, on demand against `.preallocate(true)`,
+//! and the peak of each over the run, with the exact system calls of each loan and
+//! publish where the machine can count them. Latency, on demand against `.preallocate(true)`,
 //! alternating between repetitions: publish = `loan_uninit()` + `publish()` (the payload
 //! write between them left out), end to end = from before the loan to the subscriber
 //! process holding the sample, its start time carried in the first 8 payload bytes.
@@ -243,6 +244,13 @@ impl Bench for Scenarios<'_> {
 
     fn files(&self) -> Option<&Path> {
         Some(&self.0.dir)
+    }
+
+    fn start(&mut self, progress: &mut dyn Progress) -> Result<()> {
+        if let Err(e) = ringbus::diagnostics::SyscallCounter::for_this_thread() {
+            progress.note(&format!("warning: system calls will not be counted (reported as n/a): {e}"));
+        }
+        Ok(())
     }
 
     fn measure(&mut self, scenario: &Scenario, dir: &Path, _: &mut dyn Progress) -> Result<Ran> {

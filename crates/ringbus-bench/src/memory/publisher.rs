@@ -8,13 +8,14 @@
 //! can take them), the loan itself, and the samples the board lists as held that left the
 //! log (position < n − depth). Timed runs instead time each `loan_uninit()` + `publish()`
 //! (the payload write between them left out) and put the time before the loan in the
-//! first 8 payload bytes. It dies with the bench (`PR_SET_PDEATHSIG`).
+//! first 8 payload bytes. Both count the system calls of `loan_uninit()` + `publish()`
+//! exactly, where the machine allows (a perf tracepoint). It dies with the bench (`PR_SET_PDEATHSIG`).
 
 use super::board::Board;
 use super::stream::{allocated_bytes, mark, Sizes, TopicSpec};
 use crate::pace::Pacer;
 use anyhow::{bail, ensure, Context, Result};
-use ringbus::diagnostics::monotonic_ns;
+use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
 use ringbus::{Node, Publisher, Root};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -61,9 +62,43 @@ pub(crate) struct Published {
     pub held_past_log_peak_bytes: u64,
     /// Per timed publish: `loan_uninit()` + `publish()`, ns.
     pub publish_ns: Vec<u64>,
+    /// The system calls of `loan_uninit()` + `publish()` (every publish of a memory run,
+    /// the timed ones of a timed run); `None`: this machine cannot count them.
+    pub syscalls: Option<Syscalls>,
+}
+
+/// System calls over a number of publishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Syscalls {
+    pub publishes: u64,
+    pub total: u64,
+    pub max: u64,
+}
+
+impl Syscalls {
+    pub(crate) fn per_publish(&self) -> f64 {
+        self.total as f64 / self.publishes as f64
+    }
+}
+
+/// One publish: how long `loan_uninit()` + `publish()` took, and their system calls.
+#[derive(Debug, Clone, Copy)]
+struct Publish {
+    ns: u64,
+    syscalls: Option<u64>,
 }
 
 impl Published {
+    /// One publish measured.
+    fn count(&mut self, publish: Publish, timed: bool) {
+        if timed {
+            self.publish_ns.push(publish.ns);
+        }
+        if let (Some(s), Some(n)) = (&mut self.syscalls, publish.syscalls) {
+            (s.publishes, s.total, s.max) = (s.publishes + 1, s.total + n, s.max.max(n));
+        }
+    }
+
     /// One memory sample.
     fn sample(&mut self, root: &Path, publisher: &Publisher) -> Result<()> {
         self.reserved_peak_bytes = self.reserved_peak_bytes.max(allocated_bytes(root)?);
@@ -102,6 +137,8 @@ pub(crate) fn run(spec: &PublisherSpec) -> Result<()> {
     let topic = ringbus::inspect::topic(&root, &spec.topic.name)?.context("the run's topic is gone")?;
     let board = Board::open(&spec.board)?;
     wait_for_sleepers(&publisher, spec.subscribers)?;
+    // Unavailable (no perf tracepoint): not counted, reported as n/a.
+    let counter = SyscallCounter::for_this_thread().ok();
     let depth = topic.settings.depth;
     let mut published = Published {
         messages: spec.messages,
@@ -111,19 +148,20 @@ pub(crate) fn run(spec: &PublisherSpec) -> Result<()> {
         max_held: topic.settings.max_held,
         smallest_bytes: u64::MAX,
         reserved_start_bytes: allocated_bytes(&spec.root)?,
+        syscalls: counter.as_ref().map(|_| Syscalls::default()),
         ..Published::default()
     };
     let mut log = Log::new(depth);
     let mut pacer = Pacer::new(spec.rate_hz);
     for (position, len) in (0..spec.messages).zip(spec.sizes.iter()) {
         pacer.wait();
-        let publish_ns = publish(&mut publisher, position, len, spec.timed)?;
+        let publish = publish(&mut publisher, position, len, spec.timed, counter.as_ref())?;
         published.smallest_bytes = published.smallest_bytes.min(len);
         published.largest_bytes = published.largest_bytes.max(len);
+        if position >= spec.warmup {
+            published.count(publish, spec.timed);
+        }
         if spec.timed {
-            if position >= spec.warmup {
-                published.publish_ns.push(publish_ns);
-            }
             continue;
         }
         let held_past_log = board.held_below(position.saturating_sub(depth as u64));
@@ -140,9 +178,16 @@ pub(crate) fn run(spec: &PublisherSpec) -> Result<()> {
 }
 
 /// Publishes message `position`, `len` bytes; returns how long `loan_uninit()` and
-/// `publish()` took together.
-fn publish(publisher: &mut Publisher, position: u64, len: u64, timed: bool) -> Result<u64> {
+/// `publish()` took together, and their system calls (the counter's reads are outside).
+fn publish(
+    publisher: &mut Publisher,
+    position: u64,
+    len: u64,
+    timed: bool,
+    counter: Option<&SyscallCounter>,
+) -> Result<Publish> {
     ensure!(!timed || len >= 8, "a timed message needs 8 bytes for its start time, not {len}");
+    let start = counter.map(SyscallCounter::start).transpose()?;
     let t0 = monotonic_ns();
     let loan = publisher.loan_uninit(usize::try_from(len)?);
     let t1 = monotonic_ns();
@@ -154,7 +199,11 @@ fn publish(publisher: &mut Publisher, position: u64, len: u64, timed: bool) -> R
     let t2 = monotonic_ns();
     loan.publish();
     let t3 = monotonic_ns();
-    Ok((t1 - t0) + (t3 - t2))
+    let syscalls = match (counter, start) {
+        (Some(c), Some(start)) => Some(c.since(start)?),
+        _ => None,
+    };
+    Ok(Publish { ns: (t1 - t0) + (t3 - t2), syscalls })
 }
 
 /// Waits until `n` subscribers are asleep on the topic: they are subscribed and will be

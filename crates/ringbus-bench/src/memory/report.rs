@@ -51,6 +51,10 @@ pub struct MemoryRow {
     pub within_limit: bool,
     /// chunks × chunk stride of a preallocated pool of the same topic: computed, not measured.
     pub preallocated_bytes_computed: u64,
+    /// Exact system calls of `loan_uninit()` + `publish()` (reserving and trimming memory
+    /// included): the mean and the most; `None` where they cannot be counted.
+    pub syscalls_per_publish: Option<f64>,
+    pub syscalls_max: Option<u64>,
     pub lost: u64,
 }
 
@@ -73,6 +77,10 @@ pub struct LatencyRow {
     pub e2e_p50_vs_preallocated: Option<f64>,
     /// On-demand rows: both ratios within the target.
     pub within_target: Option<bool>,
+    /// Exact system calls of `loan_uninit()` + `publish()`: the median over the repetitions
+    /// of their mean, and the most; `None` where they cannot be counted.
+    pub syscalls_per_publish: Option<f64>,
+    pub syscalls_max: Option<u64>,
     pub lost: u64,
 }
 
@@ -112,6 +120,8 @@ pub(super) fn memory_row(scenario: Scenario, seed: u64, ran: &Ran) -> MemoryRow 
         limit_bytes,
         within_limit: p.reserved_peak_bytes <= limit_bytes,
         preallocated_bytes_computed: preallocated_bytes(p, shape.max_payload_bytes),
+        syscalls_per_publish: p.syscalls.map(|s| s.per_publish()),
+        syscalls_max: p.syscalls.map(|s| s.max),
         lost: lost(ran),
     }
 }
@@ -159,6 +169,11 @@ pub(super) fn latency_row(point: LatencyPoint, runs: &[&Ran]) -> LatencyRow {
         publish_p50_vs_preallocated: None,
         e2e_p50_vs_preallocated: None,
         within_target: None,
+        syscalls_per_publish: Some(median_finite(
+            runs.iter().filter_map(|r| r.published.syscalls).map(|s| s.per_publish()),
+        ))
+        .filter(|v| v.is_finite()),
+        syscalls_max: runs.iter().filter_map(|r| r.published.syscalls).map(|s| s.max).max(),
         lost: runs.iter().map(|r| lost(r)).sum(),
     }
 }
@@ -182,6 +197,13 @@ fn pass(ok: bool) -> String {
     if ok { "pass" } else { "fail" }.into()
 }
 
+fn syscalls(per_publish: Option<f64>, max: Option<u64>) -> String {
+    match (per_publish, max) {
+        (Some(mean), Some(max)) => format!("{mean:.2} (max {max})"),
+        _ => "n/a".into(),
+    }
+}
+
 /// One row per scenario.
 pub fn memory_markdown(rows: &[MemoryRow]) -> String {
     Table::<MemoryRow>::new()
@@ -199,6 +221,7 @@ pub fn memory_markdown(rows: &[MemoryRow]) -> String {
         .text("limit", |r| r.limit.clone())
         .text("check", |r| pass(r.within_limit))
         .number("preallocated would reserve (computed)", |r| bytes(r.preallocated_bytes_computed))
+        .number("syscalls/publish", |r| syscalls(r.syscalls_per_publish, r.syscalls_max))
         .number("lost", |r| r.lost.to_string())
         .markdown(rows)
 }
@@ -217,6 +240,7 @@ pub fn latency_markdown(rows: &[LatencyRow]) -> String {
         .number("publish p50 ÷ preallocated", |r| times(r.publish_p50_vs_preallocated, ""))
         .number("e2e p50 ÷ preallocated", |r| times(r.e2e_p50_vs_preallocated, ""))
         .text(format!("≤ {TARGET_RATIO}×"), |r| r.within_target.map_or_else(String::new, pass))
+        .number("syscalls/publish", |r| syscalls(r.syscalls_per_publish, r.syscalls_max))
         .number("lost", |r| r.lost.to_string())
         .markdown(rows)
 }
@@ -256,6 +280,7 @@ pub fn write_json(memory: &[MemoryRow], latency: &[LatencyRow], path: &Path) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memory::publisher::Syscalls;
     use crate::memory::subscriber::Received;
     use crate::memory::{LATENCY_LOADS, MIB};
 
@@ -268,6 +293,7 @@ mod tests {
             max_held: 4,
             in_flight_peak_bytes: 10 * MIB,
             reserved_peak_bytes: 21 * MIB,
+            syscalls: Some(Syscalls { publishes: 4, total: 6, max: 3 }),
             publish_ns,
             ..Published::default()
         };
@@ -287,7 +313,7 @@ mod tests {
         assert_eq!(tiny.seed, None, "every message is 5 bytes");
         let table = memory_markdown(&[row, tiny]);
         assert!(table.contains("| pointcloud | 100 | 1MiB–16MiB | 21.0 MiB |"), "{table}");
-        assert!(table.contains("| ≤ 2 × in flight + 2MiB | pass | 1.27 GiB | 1 |"), "{table}");
+        assert!(table.contains("| ≤ 2 × in flight + 2MiB | pass | 1.27 GiB | 1.50 (max 3) | 1 |"), "{table}");
         assert!(table.contains("| tiny | 100 | 5B |") && table.contains("| ≤ 2MiB | fail |"), "{table}");
     }
 
@@ -312,6 +338,7 @@ mod tests {
         assert_eq!((r.publish_p50_vs_preallocated, r.e2e_p50_vs_preallocated), (Some(1.0), Some(1.0)));
         assert_eq!(r.within_target, Some(true), "lower median of 1.0 and 1.5");
         assert_eq!((rows[1].publish_p50_vs_preallocated, rows[1].within_target), (None, None));
+        assert_eq!((r.syscalls_per_publish, r.syscalls_max), (Some(1.5), Some(3)));
         assert_eq!(targets(&rows).len(), 1);
         assert!(targets(&rows)[0].ends_with("publish 1.00×, end to end 1.00×: met"), "{:?}", targets(&rows));
         assert!(latency_markdown(&rows).contains("| 64B | on-demand | 9 | 2 | 1.00 |"));

@@ -9,56 +9,60 @@ use ringbus_bench::memory::{self, plot, report, MemoryConfig, Scenario};
 
 pub const LONG_ABOUT: &str = "\
 How much shared memory a publisher holds when its chunks get memory as messages are lent
-(the default for messages over 4 KiB), against the bytes actually in flight; and what
-that costs in latency against a pool whose memory is all reserved up front
-(.preallocate(true)). Every run is real processes: subscriber processes (this binary
+(the default for topics whose largest message is over 4 KiB), against the bytes actually
+in flight; and what that costs in latency against a pool whose memory is all reserved up
+front (.preallocate(true)). Every run is real processes: subscriber processes (this binary
 re-executed) start first and sleep in receive(), then a publisher process publishes.
 
 Memory, one run per scenario:
 
-  scenario    rate     message sizes                 max_payload_bytes  subscribers
-  tiny        1000 Hz  5 B                           64 MiB             1
-  camera      30 Hz    100 KiB to 6 MiB, uniform     6 MiB              2; one holds every
-                                                                        sample 100 ms
-  pointcloud  10 Hz    1 MiB to 16 MiB, uniform      16 MiB             1
+  scenario    rate     message sizes              max_payload_bytes  subscribers
+  tiny        1000 Hz  5 B                        64 MiB             1
+  camera      30 Hz    100 KiB to 6 MiB, uniform  6 MiB              2, one holding every
+                                                                     sample 100 ms
+  pointcloud  10 Hz    1 MiB to 16 MiB, uniform   16 MiB             1
 
 Topics keep their defaults otherwise: depth 16 (a subscriber can take any of the last 16
 messages; --depth changes it), up to 16 subscribers holding 4 samples each (camera: 8),
-and so depth + 16 x 4 + 1 = 81 chunks (camera: 145). At depth 16 and 30 Hz a sample held
-100 ms is still in the log when dropped; --depth 2 makes camera's held samples outlast it. Sizes come from a generator seeded with --seed (printed): the same
-sequence on every machine. The publisher fills every loan whole with a byte that names
-the message; subscribers check one byte per 4 KiB page and the last one (memory given
-back under a reader would read as zeros). After every publish, and once at the end, the
-publisher process measures:
+so depth + 16 x 4 + 1 = 81 chunks (camera: 145). At depth 16 and 30 Hz a sample held
+100 ms is still in the log when it is dropped; at --depth 2 it outlasts the log. Sizes
+come from a generator seeded with --seed (printed): the same sequence on every machine.
+The publisher fills every loan whole with a byte that names the message; subscribers
+check one byte in every 4 KiB page and the last byte (memory given back under a reader
+would read as zeros). After every publish, and once at the end, the publisher process
+measures:
 
   reserved   the sum of st_blocks x 512 over every file of the run's ringbus root (the
              topic, the nodes, the publisher's segment): the memory the kernel has
              allocated for them, as du counts it
   payload    Publisher::reserved_payload_bytes(): the publisher's own account of its
              chunks' memory (payload only), a cross-check
-  in flight  when message n was lent: the depth messages before it (still in the
+  in flight  as message n was lent: the depth messages before it (still in the
              publisher's log, so a subscriber may still take them), message n itself,
-             and samples a subscriber still holds that have left the log (position
-             below n - depth). The holding subscriber lists each sample it holds (position,
+             and the samples a subscriber holds that have left the log (position below
+             n - depth). The holding subscriber lists each sample it holds (position,
              length) on a shared board from just after taking it to just after dropping
              it; the publisher reads the board.
 
-Each is reported as its peak over the run, with reserved / in flight. Limits, checked
-as measured: tiny reserved <= 2 MiB; camera and pointcloud reserved <= 2 x in flight
-+ 2 MiB. \"Preallocated would reserve\" is COMPUTED, not measured: chunks x chunk stride
+Each is reported as its peak over the run, with reserved / in flight. Limits, checked as
+measured: tiny reserved <= 2 MiB; camera and pointcloud reserved <= 2 x in flight + 2 MiB.
+\"Preallocated would reserve\" is COMPUTED, not measured: chunks x chunk stride
 (max_payload_bytes rounded up to the chunk alignment), what the same topic reserves for
-its chunks when created with .preallocate(true).
+its chunks when created with .preallocate(true). syscalls/publish is the mean (and most)
+of the exact system calls loan_uninit() + publish() made: reserving a chunk's memory
+(fallocate), trimming it (punching a hole), waking a subscriber; counted through the perf
+tracepoint raw_syscalls:sys_enter, n/a where the machine does not allow it.
 
-Latency, on demand against preallocated, both topics with max_payload_bytes 1 MiB and
-one subscriber process asleep in receive(): 64 B messages at 1000 Hz and 1 MiB at 200 Hz,
+Latency, on demand against preallocated, both topics with max_payload_bytes 1 MiB and one
+subscriber process asleep in receive(): 64 B messages at 1000 Hz and 1 MiB at 200 Hz,
 3000 and 1000 measured messages (--quick: 500 and 200) after 50 unmeasured ones. Each of
 --repeat repetitions runs both variants at both sizes, the variants' order alternating
 between repetitions. publish = loan_uninit() + publish() on CLOCK_MONOTONIC (filling the
 payload between them is not counted); end to end = from before loan_uninit() to the
 subscriber process holding the sample, the start time carried in the first 8 payload
-bytes. p50 and p99 per run; rows are the median over the repetitions; on demand /
-preallocated is the median over repetitions of the ratio within one repetition. Target,
-checked as measured: <= 1.1x at p50, publish and end to end.
+bytes. p50 and p99 per run, and system calls as above; rows are the median over the
+repetitions; on demand / preallocated is the median over repetitions of the ratio within
+one repetition. Target, checked as measured: <= 1.1x at p50, publish and end to end.
 
 Files: each run in a fresh ringbus root in a directory ringbus-bench-* under
 $RINGBUS_ROOT if set, else under /dev/shm, removed at the end (also on error or Ctrl-C;
