@@ -88,16 +88,22 @@ fn a_quick_run_reports_every_scenario_within_its_memory_limit_and_both_latency_v
 }
 
 #[test]
-fn one_scenario_at_a_chosen_depth_and_no_latency_runs_is_what_runs() {
+fn at_depth_2_the_held_camera_frames_outlast_the_log_and_count_as_in_flight() {
     let (root, scratch) = (root(), tempfile::tempdir().unwrap());
     let json = scratch.path().join("memory.json");
-    let args = ["bench", "memory", "--quick", "--scenarios", "tiny", "--depth", "4", "--repeat", "0", "--json"];
+    let args = ["bench", "memory", "--quick", "--scenarios", "tiny,camera", "--depth", "2", "--repeat", "0", "--json"];
     let run = ringbus(&[&args[..], &[json.to_str().unwrap()]].concat(), Some(root.path()), &scratch, WATCHDOG);
     assert!(run.status.success(), "ringbus failed ({}):\n{}\n{}", run.status, run.stdout, run.stderr);
     let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(rows.len(), 1, "{rows:#?}");
-    assert_eq!((rows[0]["scenario"].as_str(), u(&rows[0], "depth")), (Some("tiny"), 4));
-    assert_eq!(u(&rows[0], "in_flight_peak_bytes"), 5 * 5, "4 in the log and the loan: {}", rows[0]);
+    let names: Vec<&str> = rows.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
+    assert_eq!(names, ["tiny", "camera"], "{rows:#?}");
+    assert!(rows.iter().all(|r| u(r, "depth") == 2), "{rows:#?}");
+    assert_eq!(u(&rows[0], "in_flight_peak_bytes"), 3 * 5, "2 in the log and the loan: {}", rows[0]);
+    // A frame held 100 ms at 30 Hz sees at least two more published: it left the log.
+    let camera = &rows[1];
+    let (held, in_flight) = (u(camera, "held_past_log_peak_bytes"), u(camera, "in_flight_peak_bytes"));
+    assert!(0 < held && held < in_flight, "{camera}");
+    assert!(u(camera, "reserved_payload_peak_bytes") >= in_flight, "{camera}");
     assert!(!run.stdout.contains("### Latency"), "{}", run.stdout);
     assert_eq!(files_in(root.path()), Vec::<String>::new(), "files left in the root");
 }
