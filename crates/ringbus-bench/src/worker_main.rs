@@ -30,7 +30,7 @@ pub(crate) enum WorkerJob {
     /// The service server of `ringbus bench queue`.
     QueueServer(crate::queue::service::ServerSpec),
     /// The publisher of a `ringbus bench memory` run.
-    MemoryPublisher(crate::memory::PublisherSpec),
+    MemoryPublisher(crate::memory::publisher::PublisherSpec),
     /// A subscriber of a `ringbus bench memory` run.
     MemorySubscriber(crate::memory::subscriber::SubscriberSpec),
 }

@@ -24,11 +24,13 @@
 //!            (the holder lists what it holds on a shared board; position < n - depth)
 //! ```
 //!
-//! and the peak of each over the run, with the exact system calls of each loan and
-//! publish where the machine can count them. Latency, on demand against `.preallocate(true)`,
-//! alternating between repetitions: publish = `loan_uninit()` + `publish()` (the payload
-//! write between them left out), end to end = from before the loan to the subscriber
-//! process holding the sample, its start time carried in the first 8 payload bytes.
+//! and the peak of each over the run, with the exact system calls of each loan and publish
+//! where the machine can count them.
+//!
+//! Latency, on demand against `.preallocate(true)`, alternating between repetitions:
+//! publish = `loan_uninit()` + `publish()` (the payload write between them left out), end
+//! to end = from before the loan to the subscriber process holding the sample, its start
+//! time carried in the first 8 payload bytes.
 
 mod board;
 pub mod plot;
@@ -38,7 +40,6 @@ mod run;
 mod stream;
 pub(crate) mod subscriber;
 
-pub(crate) use publisher::PublisherSpec;
 pub use report::{LatencyRow, MemoryRow};
 
 use crate::config::{format_size, WorkerLauncher};
