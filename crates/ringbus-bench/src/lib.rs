@@ -28,6 +28,10 @@
 //! `ringbus-route`'s lock-free link table against the same list behind a mutex, 1 and 2
 //! forwarding threads, with and without link churn; and frames/s through UDP loopback.
 //!
+//! [`memory`] is chunk memory on demand: the shared memory a publisher holds against the
+//! bytes actually in flight, for tiny, camera-like and point-cloud-like streams, and what
+//! getting memory on demand costs in latency against a pool preallocated up front.
+//!
 //! Each is a [`driver::Bench`] — the points of a pass, one run of a point, rows from every
 //! run — and [`driver::run`] runs them all the same way: passes with the compared variants
 //! alternating, each run in a fresh directory, ratios paired within a pass; [`report`]
@@ -43,6 +47,7 @@ pub mod config;
 pub mod driver;
 pub mod fanout;
 pub mod interrupt;
+pub mod memory;
 pub mod polling;
 pub mod queue;
 pub mod report;
@@ -53,6 +58,7 @@ pub mod worker_main;
 
 mod launch;
 mod named;
+mod pace;
 mod plot;
 mod rundir;
 mod shm;

@@ -128,6 +128,14 @@ pub(crate) fn significant(v: f64, digits: i32, min_decimals: usize) -> String {
     }
 }
 
+/// Bytes in the largest binary unit they fill: `85 B`, `316 KiB`, `12.3 MiB`, `5.06 GiB`.
+pub(crate) fn bytes(n: u64) -> String {
+    match [(30, "GiB"), (20, "MiB"), (10, "KiB")].into_iter().find(|&(shift, _)| n >= 1 << shift) {
+        Some((shift, unit)) => format!("{} {unit}", num(n as f64 / (1u64 << shift) as f64)),
+        None => format!("{n} B"),
+    }
+}
+
 /// A ratio as `0.75×`; `absent` if there is none (or it is not finite).
 pub(crate) fn times(v: Option<f64>, absent: &str) -> String {
     v.filter(|v| v.is_finite()).map_or_else(|| absent.into(), |v| format!("{v:.2}×"))

@@ -4,7 +4,8 @@
 //! end-to-end latency into the shared results file and exits after the last message; a
 //! token worker runs jobs (the `tokens::worker` module); the polling bench's subscriber runs
 //! a node (`polling::worker`); the queue bench's consumer pops and checks commands
-//! (`queue::consumer`).
+//! (`queue::consumer`); the memory bench's publisher and subscribers run one stream each
+//! (`memory::publisher`, `memory::subscriber`).
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
@@ -28,6 +29,10 @@ pub(crate) enum WorkerJob {
     QueueConsumer(crate::queue::consumer::ConsumerSpec),
     /// The service server of `ringbus bench queue`.
     QueueServer(crate::queue::service::ServerSpec),
+    /// The publisher of a `ringbus bench memory` run.
+    MemoryPublisher(crate::memory::publisher::PublisherSpec),
+    /// A subscriber of a `ringbus bench memory` run.
+    MemorySubscriber(crate::memory::subscriber::SubscriberSpec),
 }
 
 /// What the bench hands a worker process: its job, and the bench's pid, for the worker to
@@ -83,5 +88,7 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::Polling(spec) => crate::polling::worker::run(&spec),
         WorkerJob::QueueConsumer(spec) => crate::queue::consumer::run(&spec),
         WorkerJob::QueueServer(spec) => crate::queue::service::serve(&spec),
+        WorkerJob::MemoryPublisher(spec) => crate::memory::publisher::run(&spec),
+        WorkerJob::MemorySubscriber(spec) => crate::memory::subscriber::run(&spec),
     }
 }

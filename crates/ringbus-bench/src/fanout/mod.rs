@@ -30,6 +30,7 @@ use crate::config::{FanoutConfig, Scenario};
 use crate::driver::{self, Bench, Passes, Progress};
 use crate::interrupt;
 use crate::launch::{Launch, Workers};
+use crate::pace::Pacer;
 use crate::rundir::SHM;
 use crate::transports::{self, Fanout};
 use crate::worker_main::WorkerJob;
@@ -38,7 +39,7 @@ use results::ResultsFile;
 use ringbus::diagnostics::{monotonic_ns, SyscallCounter};
 use row::PublishSamples;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use subscriber::SubscriberSpec;
 
 /// How long subscribers get to start and settle.
@@ -181,16 +182,10 @@ fn publish_all(
     progress: &mut dyn Progress,
 ) -> Result<PublishSamples> {
     let mut samples = PublishSamples::new(counter.is_some());
-    let period = Duration::from_secs_f64(1.0 / config.rate_hz);
-    let mut next = Instant::now();
+    let mut pacer = Pacer::new(config.rate_hz);
     for seq in 0..config.warmup + config.count {
         interrupt::check()?;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        }
-        // Late (the previous tick overran): start the next period now rather than burst.
-        next = (next + period).max(Instant::now());
+        pacer.wait();
         let warm = seq < config.warmup;
         let mut tick_start = None;
         for topic in 0..s.topics {

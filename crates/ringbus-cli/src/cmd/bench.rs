@@ -1,6 +1,7 @@
 //! `ringbus bench`: the group of benchmarks, and what their commands share.
 
 use super::bench_fanout::FanoutArgs;
+use super::bench_memory::MemoryArgs;
 use super::bench_polling::PollingArgs;
 use super::bench_queue::QueueArgs;
 use super::bench_route::RouteBenchArgs;
@@ -16,7 +17,8 @@ use std::path::{Path, PathBuf};
     ringbus bench wake --quick --json wake.json --plot wake.svg\n  \
     ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
     ringbus bench queue --quick --json queue.json --plot queue.svg\n  \
-    ringbus bench route --quick --json route.json --plot route.svg")]
+    ringbus bench route --quick --json route.json --plot route.svg\n  \
+    ringbus bench memory --quick --json memory.json --plot memory.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -42,6 +44,9 @@ enum Which {
     /// MAVLink routing cost: lock-free link table vs one behind a mutex, 1-2 threads, with and without link churn; UDP frames/s.
     #[command(long_about = super::bench_route::LONG_ABOUT)]
     Route(RouteBenchArgs),
+    /// Shared memory a publisher holds vs bytes in flight (tiny, camera, point cloud); on-demand vs preallocated latency.
+    #[command(long_about = super::bench_memory::LONG_ABOUT)]
+    Memory(MemoryArgs),
 }
 
 impl BenchArgs {
@@ -53,6 +58,7 @@ impl BenchArgs {
             Which::Polling(args) => args.run(),
             Which::Queue(args) => args.run(),
             Which::Route(args) => args.run(),
+            Which::Memory(args) => args.run(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_fanout;
+mod bench_memory;
 mod bench_polling;
 mod bench_queue;
 mod bench_route;
