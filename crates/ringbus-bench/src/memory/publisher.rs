@@ -46,10 +46,11 @@ pub(crate) struct PublisherSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct Published {
     pub messages: u64,
-    /// The topic as created: log depth, chunks, chunk alignment, samples a subscriber may hold.
+    /// The topic as created: log depth, chunks, samples a subscriber may hold, and what a
+    /// preallocated pool of it would reserve (computed by `ringbus::inspect`).
     pub depth: u32,
     pub chunks: u32,
-    pub payload_align: u32,
+    pub preallocated_bytes: u64,
     pub max_held: u32,
     pub smallest_bytes: u64,
     pub largest_bytes: u64,
@@ -144,7 +145,7 @@ pub(crate) fn run(spec: &PublisherSpec) -> Result<()> {
         messages: spec.messages,
         depth,
         chunks: topic.settings.chunks,
-        payload_align: topic.payload_align,
+        preallocated_bytes: topic.settings.preallocated_pool_bytes(topic.payload_align),
         max_held: topic.settings.max_held,
         smallest_bytes: u64::MAX,
         reserved_start_bytes: allocated_bytes(&spec.root)?,

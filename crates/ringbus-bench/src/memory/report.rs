@@ -3,7 +3,6 @@
 //! repetitions, on-demand ÷ preallocated ratios paired within a repetition), markdown
 //! tables, target lines and JSON.
 
-use super::publisher::Published;
 use super::run::Ran;
 use super::{LatencyPoint, Scenario, Variant, LATENCY_MAX_PAYLOAD_BYTES, TARGET_RATIO};
 use crate::config::format_size;
@@ -13,10 +12,6 @@ use crate::stats::{histogram, median_finite, us};
 use anyhow::Result;
 use serde::Serialize;
 use std::path::Path;
-
-/// Chunks of a preallocated pool are aligned to the payload type, within these bounds.
-const MIN_CHUNK_ALIGN: u64 = 64;
-const MAX_CHUNK_ALIGN: u64 = 4096;
 
 /// One memory scenario.
 #[derive(Debug, Clone, Serialize)]
@@ -84,12 +79,6 @@ pub struct LatencyRow {
     pub lost: u64,
 }
 
-/// What a preallocated pool of the topic would reserve for its chunks.
-fn preallocated_bytes(p: &Published, max_payload_bytes: u64) -> u64 {
-    let align = (p.payload_align as u64).clamp(MIN_CHUNK_ALIGN, MAX_CHUNK_ALIGN);
-    p.chunks as u64 * max_payload_bytes.div_ceil(align) * align
-}
-
 fn lost(ran: &Ran) -> u64 {
     ran.received.iter().map(|r| r.lost).sum()
 }
@@ -119,7 +108,7 @@ pub(super) fn memory_row(scenario: Scenario, seed: u64, ran: &Ran) -> MemoryRow 
         limit: limit.to_string(),
         limit_bytes,
         within_limit: p.reserved_peak_bytes <= limit_bytes,
-        preallocated_bytes_computed: preallocated_bytes(p, shape.max_payload_bytes),
+        preallocated_bytes_computed: p.preallocated_bytes,
         syscalls_per_publish: p.syscalls.map(|s| s.per_publish()),
         syscalls_max: p.syscalls.map(|s| s.max),
         lost: lost(ran),
@@ -280,7 +269,7 @@ pub fn write_json(memory: &[MemoryRow], latency: &[LatencyRow], path: &Path) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::publisher::Syscalls;
+    use crate::memory::publisher::{Published, Syscalls};
     use crate::memory::subscriber::Received;
     use crate::memory::{LATENCY_LOADS, MIB};
 
@@ -289,7 +278,7 @@ mod tests {
             messages: 100,
             depth: 16,
             chunks: 81,
-            payload_align: 1,
+            preallocated_bytes: 81 * 16 * MIB,
             max_held: 4,
             in_flight_peak_bytes: 10 * MIB,
             reserved_peak_bytes: 21 * MIB,
@@ -301,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn a_scenario_row_holds_its_limit_as_measured_and_computes_the_preallocated_pool() {
+    fn a_scenario_row_holds_its_limit_as_measured() {
         let row = memory_row(Scenario::Pointcloud, 9, &ran(vec![], vec![]));
         assert_eq!(row.limit_bytes, 22 * MIB);
         assert!(row.within_limit);

@@ -66,18 +66,22 @@ impl ChunkAllocator {
         self.free.len()
     }
 
-    /// The chunks not in the log and not deferred (to choose among, or to give their
-    /// memory back).
-    pub(crate) fn free_chunks(&self) -> &[u32] {
-        &self.free
+    /// The chunks neither in the log nor lent: free, or deferred (a subscriber held them
+    /// when last tried) — to choose among, or to give their memory back.
+    pub(crate) fn idle_chunks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.free.iter().chain(&self.deferred).copied()
     }
 
-    /// Takes the free chunk at position `i` of [`ChunkAllocator::free_chunks`].
-    pub(crate) fn take_free(&mut self, i: usize) -> u32 {
-        self.free.remove(i)
+    /// Takes `chunk`, one of [`ChunkAllocator::idle_chunks`], out of its list.
+    pub(crate) fn take_idle(&mut self, chunk: u32) {
+        if let Some(i) = self.free.iter().position(|&c| c == chunk) {
+            self.free.remove(i);
+        } else if let Some(i) = self.deferred.iter().position(|&c| c == chunk) {
+            self.deferred.swap_remove(i);
+        }
     }
 
-    /// A chunk taken from the free ones that a subscriber turned out to hold.
+    /// An idle chunk taken out that a subscriber turned out to hold.
     pub(crate) fn defer(&mut self, chunk: u32) {
         self.deferred.push(chunk);
     }

@@ -108,9 +108,9 @@ impl ChunkExtents {
         have >= need && have <= 2 * need
     }
 
-    /// Among the `free` chunks, the position of a better one than `current` for `len`
-    /// bytes: the one that holds it with the least to spare, else the largest.
-    pub(crate) fn better_fit(&self, current: u32, free: &[u32], len: u64) -> Option<usize> {
+    /// Among `candidates`, those better than `current` for `len` bytes, best first: the
+    /// ones that hold it with the least to spare, then the ones that lack the least.
+    pub(crate) fn better_fits(&self, current: u32, candidates: impl Iterator<Item = u32>, len: u64) -> Vec<u32> {
         let need = self.need(len);
         // Lower is better: a chunk that holds the loan ranks by its spare pages, one that
         // does not ranks after all of those, by what it lacks.
@@ -122,8 +122,10 @@ impl ChunkExtents {
                 (1, need - have)
             }
         };
-        let (best, best_rank) = free.iter().enumerate().map(|(i, &c)| (i, rank(c))).min_by_key(|&(_, r)| r)?;
-        (best_rank < rank(current)).then_some(best)
+        let bar = rank(current);
+        let mut better: Vec<(u32, (u8, u64))> = candidates.map(|c| (c, rank(c))).filter(|&(_, r)| r < bar).collect();
+        better.sort_unstable_by_key(|&(_, r)| r);
+        better.into_iter().map(|(c, _)| c).collect()
     }
 
     /// The pages `chunk` must reserve to hold `len` bytes (`None`: it holds them), refused
@@ -240,10 +242,11 @@ mod tests {
             grow(&mut e, chunk, len);
         }
         assert!(e.snug(1, 3 * PAGE) && !e.snug(0, 3 * PAGE) && !e.snug(2, 3 * PAGE));
-        assert_eq!(e.better_fit(0, &[2, 1, 3], 3 * PAGE), Some(1), "chunk 1 holds 3 pages with one to spare");
-        assert_eq!(e.better_fit(1, &[2, 0, 3], 3 * PAGE), None, "the current chunk is the best");
-        assert_eq!(e.better_fit(3, &[2, 1], 40 * PAGE), Some(1), "none holds it: the largest lacks least");
-        assert_eq!(e.better_fit(0, &[], PAGE), None);
+        let fits = |current, candidates: &[u32], len| e.better_fits(current, candidates.iter().copied(), len);
+        assert_eq!(fits(0, &[2, 1, 3], 3 * PAGE), [1], "chunk 1 holds 3 pages with one to spare");
+        assert_eq!(fits(1, &[2, 0, 3], 3 * PAGE), [] as [u32; 0], "the current chunk is the best");
+        assert_eq!(fits(3, &[2, 1], 40 * PAGE), [1, 2], "none holds it: the largest lacks least");
+        assert_eq!(fits(0, &[], PAGE), [] as [u32; 0]);
     }
 
     #[test]

@@ -51,10 +51,14 @@ impl PayloadMemory {
         mut claim: ClaimedChunk,
         len: u64,
     ) -> Result<ClaimedChunk, LoanError> {
-        if let Some(i) = self.extents.better_fit(claim.chunk, allocator.free_chunks(), len) {
-            let chunk = allocator.take_free(i);
+        // A few tries: the best candidates may be held by a subscriber.
+        for chunk in self.extents.better_fits(claim.chunk, allocator.idle_chunks(), len).into_iter().take(4) {
+            allocator.take_idle(chunk);
             match segment.claim_chunk(chunk) {
-                Some(better) => allocator.give_back(std::mem::replace(&mut claim, better).chunk),
+                Some(better) => {
+                    allocator.give_back(std::mem::replace(&mut claim, better).chunk);
+                    break;
+                }
                 None => allocator.defer(chunk),
             }
         }
@@ -119,14 +123,13 @@ impl PayloadMemory {
         }
     }
 
-    /// Gives back the memory of free chunks (largest first; each claimed first, so that no
-    /// subscriber is reading it), then of logged chunks beyond their message, until the
+    /// Gives back the memory of idle chunks (largest first; each claimed first, so that no
+    /// subscriber is reading it: one still held is skipped), then of logged chunks beyond their message, until the
     /// pool is back under its limit — or all of it, with `everything`.
     #[cold]
     fn give_back_idle(&mut self, segment: &PublisherSegment, allocator: &ChunkAllocator, lent: u64, everything: bool) {
         let done = |e: &ChunkExtents| !everything && e.trimmed_enough(lent);
-        let mut idle: Vec<u32> =
-            allocator.free_chunks().iter().copied().filter(|&c| self.extents.extent(c) > 0).collect();
+        let mut idle: Vec<u32> = allocator.idle_chunks().filter(|&c| self.extents.extent(c) > 0).collect();
         idle.sort_unstable_by_key(|&c| std::cmp::Reverse(self.extents.extent(c)));
         for chunk in idle {
             if done(&self.extents) {

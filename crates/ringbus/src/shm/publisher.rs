@@ -83,16 +83,20 @@ fn round_up(v: u64, to: u64) -> u64 {
     v.div_ceil(to) * to
 }
 
+/// The bytes between two chunks: the largest payload rounded up to the payload type's
+/// alignment (64 bytes to a page) when preallocated, to whole pages on demand (so that each
+/// chunk's memory is reserved and given back on its own).
+pub(crate) fn chunk_stride(max_payload_bytes: u64, payload_align: u32, preallocate: bool) -> u64 {
+    let align = if preallocate { (payload_align as u64).clamp(64, PAGE) } else { PAGE };
+    round_up(max_payload_bytes, align)
+}
+
 impl PublisherGeometry {
     /// The geometry for a topic configuration; all sizes checked for overflow.
     pub(crate) fn new(config: &TopicConfig, payload_align: u32) -> Option<PublisherGeometry> {
         let holder_words = config.max_subscribers.div_ceil(64);
         let control_stride = round_up(8 + 8 * holder_words as u64, 64);
-        let preallocate = config.preallocate != 0;
-        // On demand, chunks are whole pages so each chunk's memory is reserved and trimmed
-        // on its own.
-        let stride_align = if preallocate { (payload_align as u64).clamp(64, PAGE) } else { PAGE };
-        let chunk_stride = round_up(config.max_payload_bytes, stride_align);
+        let chunk_stride = chunk_stride(config.max_payload_bytes, payload_align, config.preallocate != 0);
         let log_bytes = config.depth as u64 * size_of::<LogEntry>() as u64;
         let control_offset = round_up(LOG_OFFSET + log_bytes, PAGE);
         let payload_offset = round_up(control_offset + control_stride * config.chunk_count as u64, PAGE);

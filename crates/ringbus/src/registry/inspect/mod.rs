@@ -66,6 +66,15 @@ pub struct TopicSettings {
     pub preallocate: bool,
 }
 
+impl TopicSettings {
+    /// Bytes each publisher's chunks reserve when the topic preallocates — chunks × the
+    /// largest payload rounded up to the payload type's alignment (`payload_align`, 64
+    /// bytes to a page). Computed, for comparison with what an on-demand pool holds.
+    pub fn preallocated_pool_bytes(&self, payload_align: u32) -> u64 {
+        crate::shm::publisher::chunk_stride(self.max_payload_bytes, payload_align, true) * self.chunks as u64
+    }
+}
+
 /// One topic.
 #[derive(Debug, Clone)]
 pub struct TopicInfo {
