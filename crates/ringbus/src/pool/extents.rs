@@ -197,6 +197,12 @@ impl ChunkExtents {
         2 * (self.logged_bytes + lent) + SLACK
     }
 
+    /// Where `chunk`'s extent and log index `index`'s length live (to prefetch them).
+    #[inline]
+    pub(crate) fn lines(&self, chunk: u32, index: usize) -> [*const u64; 2] {
+        [&self.extent[chunk as usize], &self.logged[index]]
+    }
+
     /// The extent of `chunk` (to order the chunks to give back).
     pub(crate) fn extent(&self, chunk: u32) -> u64 {
         self.extent[chunk as usize]

@@ -156,6 +156,13 @@ impl PayloadMemory {
         }
     }
 
+    /// Where the bookkeeping a loan of `chunk` and its publish at log `index` read lives
+    /// (to prefetch it with the shared-memory lines).
+    #[inline]
+    pub(crate) fn lines(&self, chunk: u32, index: usize) -> [*const u64; 2] {
+        self.extents.lines(chunk, index)
+    }
+
     /// Bytes of payload memory held now.
     pub(crate) fn reserved(&self) -> u64 {
         self.extents.reserved()

@@ -149,8 +149,9 @@ impl Publisher {
 
     /// Starts fetching every shared-memory line the loan and its publish will write, so that
     /// their cache misses overlap (the loaned payload's first line, the log entry, the
-    /// published count, the wake word, this slot's counters, and the pin words of the chunk
-    /// the publish frees and claims as the next spare). Measured in BENCHMARKS.md,
+    /// published count, the wake word, this slot's counters, the pin words of the chunk the
+    /// publish frees and claims as the next spare, and on demand the spare's extent and
+    /// the log index's length in this process's books). Measured in BENCHMARKS.md,
     /// "Cold lines fetched together".
     #[inline]
     fn prefetch_publish_lines(&self) {
@@ -166,6 +167,11 @@ impl Publisher {
         prefetch_for_write(topic.publisher(self.slot).counters_line());
         if let Some(chunk) = self.allocator.in_log_at(index) {
             prefetch_for_write(self.segment.chunk_words(chunk).generation as *const _);
+        }
+        if let (Some(memory), Some(spare)) = (&self.memory, &self.spare) {
+            for line in memory.lines(spare.chunk, index) {
+                prefetch_for_write(line);
+            }
         }
     }
 
