@@ -37,6 +37,7 @@ pub mod plot;
 pub(crate) mod publisher;
 pub mod report;
 mod run;
+mod size_classes;
 mod stream;
 pub(crate) mod subscriber;
 
@@ -155,6 +156,12 @@ impl Scenario {
         }
     }
 
+    /// The message sizes of a run drawn with `seed`.
+    pub(crate) fn sizes(self, seed: u64) -> Sizes {
+        let shape = self.shape();
+        Sizes { min: shape.min_bytes, max: shape.max_bytes, seed }
+    }
+
     /// What the run may reserve at its peak.
     pub fn limit(self) -> Limit {
         match self {
@@ -264,7 +271,7 @@ impl Bench for Scenarios<'_> {
                 max_held: shape.max_held,
                 preallocate: false,
             },
-            sizes: Sizes { min: shape.min_bytes, max: shape.max_bytes, seed: self.0.seed },
+            sizes: scenario.sizes(self.0.seed),
             rate_hz: shape.rate_hz,
             messages: self.0.messages(shape.messages, shape.quick_messages),
             warmup: 0,

@@ -46,6 +46,8 @@ pub struct MemoryRow {
     pub within_limit: bool,
     /// chunks × chunk stride of a preallocated pool of the same topic: computed, not measured.
     pub preallocated_bytes_computed: u64,
+    /// What size classes would reserve for the same stream: a model (`size_classes`).
+    pub size_classes_model_bytes: u64,
     /// Exact system calls of `loan_uninit()` + `publish()` (reserving and trimming memory
     /// included): the mean and the most; `None` where they cannot be counted.
     pub syscalls_per_publish: Option<f64>,
@@ -109,6 +111,11 @@ pub(super) fn memory_row(scenario: Scenario, seed: u64, ran: &Ran) -> MemoryRow 
         limit_bytes,
         within_limit: p.reserved_peak_bytes <= limit_bytes,
         preallocated_bytes_computed: p.preallocated_bytes,
+        size_classes_model_bytes: super::size_classes::reserved(
+            scenario.sizes(seed).iter().take(p.messages as usize),
+            p.depth,
+            shape.max_payload_bytes,
+        ),
         syscalls_per_publish: p.syscalls.map(|s| s.per_publish()),
         syscalls_max: p.syscalls.map(|s| s.max),
         lost: lost(ran),
@@ -210,6 +217,7 @@ pub fn memory_markdown(rows: &[MemoryRow]) -> String {
         .text("limit", |r| r.limit.clone())
         .text("check", |r| pass(r.within_limit))
         .number("preallocated would reserve (computed)", |r| bytes(r.preallocated_bytes_computed))
+        .number("size classes would reserve (model)", |r| bytes(r.size_classes_model_bytes))
         .number("syscalls/publish", |r| syscalls(r.syscalls_per_publish, r.syscalls_max))
         .number("lost", |r| r.lost.to_string())
         .markdown(rows)
@@ -302,7 +310,7 @@ mod tests {
         assert_eq!(tiny.seed, None, "every message is 5 bytes");
         let table = memory_markdown(&[row, tiny]);
         assert!(table.contains("| pointcloud | 100 | 1MiB–16MiB | 21.0 MiB |"), "{table}");
-        assert!(table.contains("| ≤ 2 × in flight + 2MiB | pass | 1.27 GiB | 1.50 (max 3) | 1 |"), "{table}");
+        assert!(table.contains("| ≤ 2 × in flight + 2MiB | pass | 1.27 GiB | 272 MiB | 1.50 (max 3) | 1 |"), "{table}");
         assert!(table.contains("| tiny | 100 | 5B |") && table.contains("| ≤ 2MiB | fail |"), "{table}");
     }
 
