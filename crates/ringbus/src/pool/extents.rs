@@ -24,7 +24,8 @@
 //! Why not size classes (a pool of chunks per power of two): each class must keep enough
 //! chunks for its own peak, the peaks of different classes come at different times and add
 //! up, and a message is rounded up to twice its size at worst. An extent is rounded up to
-//! a page, and a chunk serves any size.
+//! a page, and a chunk serves any size. `ringbus bench memory` prints a model of size
+//! classes beside what the extents hold on the same streams (BENCHMARKS.md, "Memory").
 //!
 //! This module only decides; the publisher segment (`shm::publisher`) makes the calls.
 //! All bookkeeping is process-local: only the owning publisher reserves or trims.
