@@ -61,6 +61,8 @@ pub enum LoanError {
     NoSpace { requested: u64, free_bytes: u64 },
     #[error("a loan of {requested} bytes would take this publisher's payload memory to {reserved_bytes} bytes, over the topic's pool_bytes of {pool_bytes}. Create the topic with a larger pool_bytes, or keep fewer or smaller messages in flight (depth, max_held)")]
     PoolBudget { requested: u64, pool_bytes: u64, reserved_bytes: u64 },
+    #[error("the reliable subscriber in slot {subscriber_slot} (pid {pid}) has not taken the message this loan would overwrite ({depth} messages back; waited {waited_ms} ms). It is slow or stopped: wait longer (the publisher's when_full), create the topic with a larger depth, or make that subscriber lossy")]
+    Full { subscriber_slot: u32, pid: u32, depth: u32, waited_ms: u64 },
     #[error("cannot reserve shared memory for a loan of {requested} bytes: {reason}")]
     Reserve { requested: u64, reason: String },
 }

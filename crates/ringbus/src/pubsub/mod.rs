@@ -1,5 +1,6 @@
 //! Publish/subscribe: topics, publishers, loans, subscribers and samples.
 
+pub(crate) mod backpressure;
 pub(crate) mod loan;
 pub(crate) mod payload_memory;
 pub(crate) mod publisher;
@@ -11,6 +12,7 @@ pub(crate) mod subscriber_core;
 pub(crate) mod take_all;
 pub(crate) mod topic;
 
+pub use backpressure::WhenFull;
 pub use loan::{DetachedLoan, Loan};
 pub use publisher::{Publisher, PublisherStats};
 pub use sample::{PublisherId, Sample};

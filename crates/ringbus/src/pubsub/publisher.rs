@@ -6,6 +6,7 @@
 //! between messages then runs its publish on fewer cold code pages (BENCHMARKS.md,
 //! "Link-time optimisation").
 
+use super::backpressure::{Laggard, Room, WhenFull, LIVENESS_CHECK, PUBLISHER_WAITER};
 use super::loan::{DetachedLoan, Loan};
 use super::payload_memory::PayloadMemory;
 use super::settings::TopicBuilder;
@@ -18,6 +19,7 @@ use crate::shm::publisher::{ClaimedChunk, PublisherGeometry, PublisherSegment};
 use crate::shm::segment;
 use crate::shm::topic::PayloadType;
 use crate::Node;
+use std::time::Duration;
 
 /// Counters of one publisher (also visible to other processes in the topic segment).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +32,10 @@ pub struct PublisherStats {
     pub wakes_skipped: u64,
     /// Payload bytes published.
     pub payload_bytes: u64,
+    /// Loans that waited for a reliable subscriber to make room.
+    pub blocked: u64,
+    /// Nanoseconds those loans waited, in all.
+    pub blocked_ns: u64,
 }
 
 /// Publishes on one topic. Each publisher owns a broadcast log and a pool of payload
@@ -51,6 +57,11 @@ pub struct Publisher {
     stats: PublisherStats,
     /// Sleepers a publish wakes itself; with more asleep, the first of them wakes the rest.
     direct_wakes: u32,
+    /// The room reliable subscribers leave, and what a loan does when there is none.
+    room: Room,
+    when_full: WhenFull,
+    /// Loans lent and not yet published or given back (each will take the next position).
+    lent: u64,
     _node: Node,
 }
 
@@ -79,6 +90,11 @@ impl Publisher {
                 // Left by a publisher of this slot that died between creating it and going live.
                 segment::remove(&path);
                 let segment = PublisherSegment::create(&t.root, &path, geometry, t.topic_id, slot, incarnation)?;
+                // Reliable subscribers already there read this publisher from its first
+                // message: it must not overwrite that before they take it.
+                for reader in t.segment.reliable_set().slots() {
+                    segment.read_position(reader).store(1, crate::sync::Ordering::Relaxed);
+                }
                 // Subscribers find a complete segment file once they see the new incarnation.
                 shared.activate(node.id(), crate::sys::fs::pid(), incarnation);
                 Ok((segment, incarnation))
@@ -96,6 +112,9 @@ impl Publisher {
             next: 0,
             stats: PublisherStats::default(),
             direct_wakes,
+            room: Room::default(),
+            when_full: builder.when_full.unwrap_or(WhenFull::Wait(None)),
+            lent: 0,
             _node: node,
         })
     }
@@ -122,6 +141,10 @@ impl Publisher {
             return Err(LoanError::TooLarge { requested: len as u64, max });
         }
         self.prefetch_publish_lines();
+        let position = self.next + self.lent;
+        if !self.room.allows(&self.topic, position) {
+            self.wait_for_room(position)?;
+        }
         let claim = match self.spare.take().or_else(|| self.segment.claim(&mut self.allocator)) {
             Some(c) => c,
             None => {
@@ -135,7 +158,50 @@ impl Publisher {
             Some(memory) => memory.prepare(&self.segment, &mut self.allocator, claim, len as u64)?,
             None => claim,
         };
+        self.lent += 1;
         Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
+    }
+
+    /// Waits until the reliable subscribers have taken the message that publishing
+    /// `position` overwrites, as `when_full` says; a dead subscriber is reclaimed.
+    #[cold]
+    fn wait_for_room(&mut self, position: u64) -> Result<(), LoanError> {
+        let start = crate::sys::clock::monotonic_ns();
+        let mut waited = false;
+        let result = loop {
+            let Err(Laggard { slot }) = self.room.look(&self.topic, &self.segment, self.next, position) else {
+                break Ok(());
+            };
+            if !self.topic.is_alive(Role::Subscriber, slot) {
+                self.reclaim_dead_subscribers();
+                continue;
+            }
+            let elapsed = Duration::from_nanos(crate::sys::clock::monotonic_ns() - start);
+            let left = match self.when_full {
+                WhenFull::Fail => None,
+                WhenFull::Wait(None) => Some(LIVENESS_CHECK),
+                WhenFull::Wait(Some(limit)) => limit.checked_sub(elapsed).filter(|d| !d.is_zero()),
+            };
+            let Some(left) = left else {
+                let pid = self.topic.segment.subscriber(slot).snapshot().pid;
+                break Err(LoanError::Full {
+                    subscriber_slot: slot,
+                    pid,
+                    depth: self.topic.segment.config().depth,
+                    waited_ms: elapsed.as_millis() as u64,
+                });
+            };
+            waited = true;
+            let (topic, segment, next) = (&self.topic, &self.segment, self.next);
+            let room = || super::backpressure::room_until(topic, segment, next).0 > position;
+            segment.room_doorbell().wait(PUBLISHER_WAITER, room, Some(left.min(LIVENESS_CHECK)));
+        };
+        if waited {
+            self.stats.blocked += 1;
+            self.stats.blocked_ns += crate::sys::clock::monotonic_ns() - start;
+            self.topic.segment.publisher(self.slot).record_blocked(self.stats.blocked, self.stats.blocked_ns);
+        }
+        result
     }
 
     /// Bytes of payload memory this publisher holds now (on demand: the chunks' extents;
@@ -192,6 +258,7 @@ impl Publisher {
     #[inline]
     pub fn publish_detached(&mut self, loan: DetachedLoan) {
         self.check_lender(&loan);
+        self.lent -= 1;
         self.commit(loan.claim, loan.len);
     }
 
@@ -201,6 +268,7 @@ impl Publisher {
     /// If `loan` was lent by another publisher.
     pub fn discard_detached(&mut self, loan: DetachedLoan) {
         self.check_lender(&loan);
+        self.lent -= 1;
         self.allocator.give_back(loan.claim.chunk);
     }
 
@@ -304,7 +372,7 @@ impl Publisher {
         for s in 0..self.topic.segment.config().max_subscribers {
             self.topic.with_dead_slot(Role::Subscriber, s, || {
                 self.segment.release_holder_everywhere(s);
-                self.topic.reclaim_sleeper(s);
+                self.topic.reclaim_subscriber(s);
             });
         }
     }

@@ -54,6 +54,14 @@ impl PublisherView {
         self.segment.published()
     }
 
+    /// A reliable subscriber's read position moved to `next`: stores it (Release: the
+    /// publisher that sees it sees we are done with what came before) and rings the room
+    /// doorbell.
+    pub(crate) fn report_read(&self, next: u64) {
+        self.segment.read_position(self.core.slot).store(next + 1, crate::sync::Ordering::Release);
+        self.segment.room_doorbell().ring();
+    }
+
     /// Checks an entry against this process's limits.
     pub(crate) fn validate(&self, record: &EntryRecord) -> Result<(), TakeError> {
         let g = &self.segment.geometry;

@@ -153,6 +153,8 @@ pub struct TopicBuilder {
     pub(crate) wake: Wake,
     pub(crate) keep_last: Option<u32>,
     pub(crate) direct_wakes: Option<u32>,
+    pub(crate) reliable: bool,
+    pub(crate) when_full: Option<super::WhenFull>,
 }
 
 macro_rules! setter {
@@ -174,6 +176,8 @@ impl TopicBuilder {
             wake: Wake::OnData,
             keep_last: None,
             direct_wakes: None,
+            reliable: false,
+            when_full: None,
         }
     }
 
@@ -220,6 +224,25 @@ impl TopicBuilder {
     /// the price of a longer publish (measured in BENCHMARKS.md, "Who wakes whom").
     pub fn direct_wakes(mut self, k: u32) -> Self {
         self.direct_wakes = Some(k);
+        self
+    }
+
+    /// Subscribers only: a reliable subscriber loses nothing — no publisher overwrites a
+    /// message it has not taken; a publisher that would waits (or fails, as its
+    /// [`TopicBuilder::when_full`] says) until it does. Lossy subscribers of the same topic
+    /// are unaffected. Reliability starts when the subscriber joins: publishers already
+    /// there are read from `history` messages back, later ones from their first message.
+    /// Costs the subscriber one fence per take, and publishers no system call while it
+    /// keeps up; a subscriber that dies stops holding anyone back.
+    pub fn reliable(mut self) -> Self {
+        self.reliable = true;
+        self
+    }
+
+    /// Publishers only: what a loan does when a reliable subscriber has not taken the
+    /// message it would overwrite (default: wait as long as it takes).
+    pub fn when_full(mut self, when_full: super::WhenFull) -> Self {
+        self.when_full = Some(when_full);
         self
     }
 

@@ -24,6 +24,8 @@ struct Cursor {
     occupancy: u64,
     view: Option<Arc<PublisherView>>,
     next: u64,
+    /// Reliable subscribers: the read position last told to the publisher (`next + 1`).
+    reported: u64,
 }
 
 /// Receives a topic's messages from every publisher on it. Messages of one publisher
@@ -33,6 +35,8 @@ pub struct Subscriber {
     core: Arc<SubscriberCore>,
     cursors: Box<[Cursor]>,
     wake: Wake,
+    /// Publishers never overwrite what it has not taken (see `pubsub::backpressure`).
+    reliable: bool,
     keep_last: u64,
     round_robin: usize,
     taken: u64,
@@ -45,7 +49,14 @@ pub struct Subscriber {
 
 impl Subscriber {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Subscriber, OpenError> {
-        let wake = builder.wake;
+        let (wake, reliable) = (builder.wake, builder.reliable);
+        if builder.reliable && builder.keep_last.is_some() {
+            return Err(OpenError::InvalidConfig {
+                field: "keep_last",
+                value: builder.keep_last.unwrap_or(0) as u64,
+                reason: "a reliable subscriber takes every message; leave keep_last unset",
+            });
+        }
         if builder.keep_last == Some(0) {
             return Err(OpenError::InvalidConfig {
                 field: "keep_last",
@@ -56,9 +67,9 @@ impl Subscriber {
         let node = builder.node.clone();
         let (topic, slot, reclaimed) = TopicHandle::join(&builder, Role::Subscriber, |t, slot, reclaimed| {
             if reclaimed {
-                t.reclaim_sleeper(slot);
+                t.reclaim_subscriber(slot);
             }
-            t.segment.subscriber(slot).activate(wake as u32, node.id(), crate::sys::fs::pid());
+            t.segment.subscriber(slot).activate(wake as u32, reliable, node.id(), crate::sys::fs::pid());
             Ok(reclaimed)
         })?;
         let config = *topic.segment.config();
@@ -77,6 +88,7 @@ impl Subscriber {
             core,
             cursors,
             wake,
+            reliable,
             keep_last: keep_last as u64,
             round_robin: 0,
             taken: 0,
@@ -90,6 +102,11 @@ impl Subscriber {
                 let history: u64 = sub.cursors.iter().filter_map(|c| Some(c.view.as_ref()?.published() - c.next)).sum();
                 sub.mark_base = joined_at.wrapping_sub(history as u32);
                 sub.publish_counters();
+                if reliable {
+                    // After the read positions are written: a publisher that sees the bit
+                    // sees where we read.
+                    sub.core.topic.segment.reliable_set().insert(sub.core.slot);
+                }
                 Ok(sub)
             }
             Err(TakeError::Attach(e)) => Err(e),
@@ -131,14 +148,37 @@ impl Subscriber {
             if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
                 let published = view.published();
                 cursor.next = if joining { published - published.min(history) } else { 0 };
+                cursor.reported = 0;
                 cursor.view = Some(view);
             }
+        }
+        for slot in 0..self.cursors.len() {
+            self.report_read(slot);
         }
         Ok(())
     }
 
+    /// A reliable subscriber tells the publisher of `slot` how far it has read, and rings
+    /// its room doorbell (a system call only when that publisher waits for room).
+    fn report_read(&mut self, slot: usize) {
+        let cursor = &mut self.cursors[slot];
+        if !self.reliable || cursor.reported == cursor.next + 1 {
+            return;
+        }
+        if let Some(view) = &cursor.view {
+            view.report_read(cursor.next);
+            cursor.reported = cursor.next + 1;
+        }
+    }
+
     /// Reads the next message of one publisher; `advance` = take (else peek).
     fn read_from(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
+        let read = self.read_from_log(slot, advance);
+        self.report_read(slot);
+        read
+    }
+
+    fn read_from_log(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
         let depth = self.core.topic.segment.config().depth;
         let cursor = &mut self.cursors[slot];
         let Some(view) = cursor.view.clone() else {
@@ -369,5 +409,15 @@ impl Subscriber {
     /// The topic's name.
     pub fn topic_name(&self) -> &str {
         &self.core.topic.name
+    }
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        // Samples it handed out may keep its slot a while; it takes nothing more, so it
+        // stops holding publishers back now.
+        if self.reliable {
+            self.core.topic.segment.reliable_set().remove(self.core.slot);
+        }
     }
 }

@@ -293,7 +293,15 @@ impl TopicHandle {
     /// A mark above [`MAX_SLEEPS_PER_SUBSCRIBER`] is a scribble and is not taken back: a
     /// sleepers count left too high costs wake calls that find nobody, one too low would
     /// lose wake-ups.
-    pub(crate) fn reclaim_sleeper(&self, slot: u32) {
+    /// Takes back what a subscriber slot whose owner died left in the topic: its sleepers
+    /// registrations and its place among the reliable subscribers. Call holding the slot's
+    /// lock.
+    pub(crate) fn reclaim_subscriber(&self, slot: u32) {
+        self.reclaim_sleeper(slot);
+        self.segment.reliable_set().remove(slot);
+    }
+
+    fn reclaim_sleeper(&self, slot: u32) {
         let registered = self.segment.subscriber(slot).take_sleep_mark();
         if (1..=MAX_SLEEPS_PER_SUBSCRIBER).contains(&registered) {
             self.segment.wake_words().forget_sleepers(registered);

@@ -20,8 +20,10 @@ pub(crate) const MAGIC: [u8; 8] = *b"RINGBUS\0";
 /// apart; 5: a queue's wake policy in its configuration; 6: a topic's relay word and
 /// relay-pending flag replaced by one relay token, with its own protocol; 7: a subscriber
 /// slot's `sleeping` mark counts registrations instead of being a flag; 8: a topic's memory
-/// settings, `pool_bytes` and `preallocate`, in its configuration and a publisher's geometry).
-pub const LAYOUT_VERSION: u32 = 8;
+/// settings, `pool_bytes` and `preallocate`, in its configuration and a publisher's geometry;
+/// 9: reliable subscribers — a topic's reliable set, a publisher segment's room doorbell and
+/// read positions, blocked counters).
+pub const LAYOUT_VERSION: u32 = 9;
 
 /// What a segment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

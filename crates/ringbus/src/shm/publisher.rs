@@ -5,8 +5,14 @@
 //!  192 published: u64          (own cache line; positions < published are readable)
 //!  256 LogEntry × depth        (32 B each)
 //!      -- page boundary --
+//!      room doorbell (word u32, pad, sleepers u64; one cache line): reliable subscribers
+//!                                  ring it after taking, when the publisher waits for room
+//!      read positions × max_subscribers (u64, position + 1 of the next message a
+//!                                  reliable subscriber takes, 0: none; a line each)
 //!      chunk words × chunk_count  (generation u32, pad, holder bits u64 × holder_words),
-//!                                  one cache line apart; mapped read-write by subscribers
+//!                                  one cache line apart
+//!      (the room doorbell, read positions and chunk words are mapped read-write by
+//!      subscribers)
 //!      -- page boundary --
 //!      payload chunks × chunk_count (chunk_stride each); mapped read-only by subscribers
 //! ```
@@ -25,6 +31,7 @@ use super::log_entry::LogEntry;
 use super::topic::TopicConfig;
 use super::{Region, Shared};
 use crate::error::OpenError;
+use crate::notify::doorbell::Doorbell;
 use crate::pool::allocator::ChunkAllocator;
 use crate::pool::extents::Fit;
 use crate::pool::ChunkWords;
@@ -37,7 +44,12 @@ use std::os::fd::AsFd;
 use std::path::Path;
 
 const PAGE: u64 = 4096;
+const LINE: u64 = 64;
 const PUBLISHED_OFFSET: usize = 192;
+/// In the read-write range: the room doorbell, then the read positions.
+const ROOM_WORD_OFFSET: usize = 0;
+const ROOM_SLEEPERS_OFFSET: usize = 8;
+const READ_POSITIONS_OFFSET: u64 = LINE;
 const LOG_OFFSET: u64 = 256;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +64,8 @@ pub(crate) struct PublisherGeometry {
     pub max_payload_bytes: u64,
     pub log_offset: u64,
     pub control_offset: u64,
+    /// Where the chunk words start, from `control_offset`.
+    pub chunk_words_offset: u64,
     pub control_stride: u64,
     pub payload_offset: u64,
     pub total_bytes: u64,
@@ -67,13 +81,13 @@ pub(crate) struct PublisherHeader {
     pub slot: u32,
     pub incarnation: u32,
     pub geometry: PublisherGeometry,
-    pub reserved: [u8; 32],
+    pub reserved: [u8; 24],
 }
 
 const _: () = assert!(offset_of!(PublisherHeader, topic_id) == 64);
 const _: () = assert!(offset_of!(PublisherHeader, slot) == 72);
 const _: () = assert!(offset_of!(PublisherHeader, geometry) == 80);
-const _: () = assert!(size_of::<PublisherGeometry>() == 80);
+const _: () = assert!(size_of::<PublisherGeometry>() == 88);
 const _: () = assert!(size_of::<PublisherHeader>() == PUBLISHED_OFFSET);
 
 // SAFETY: repr(C), integers and byte arrays only.
@@ -99,7 +113,9 @@ impl PublisherGeometry {
         let chunk_stride = chunk_stride(config.max_payload_bytes, payload_align, config.preallocate != 0);
         let log_bytes = config.depth as u64 * size_of::<LogEntry>() as u64;
         let control_offset = round_up(LOG_OFFSET + log_bytes, PAGE);
-        let payload_offset = round_up(control_offset + control_stride * config.chunk_count as u64, PAGE);
+        let chunk_words_offset = READ_POSITIONS_OFFSET + LINE * config.max_subscribers as u64;
+        let payload_offset =
+            round_up(control_offset + chunk_words_offset + control_stride * config.chunk_count as u64, PAGE);
         let total_bytes = chunk_stride.checked_mul(config.chunk_count as u64)?.checked_add(payload_offset)?;
         (total_bytes <= 1 << 44).then_some(PublisherGeometry {
             depth: config.depth,
@@ -110,6 +126,7 @@ impl PublisherGeometry {
             max_payload_bytes: config.max_payload_bytes,
             log_offset: LOG_OFFSET,
             control_offset,
+            chunk_words_offset,
             control_stride,
             payload_offset,
             total_bytes,
@@ -188,7 +205,7 @@ impl PublisherSegment {
                 slot,
                 incarnation,
                 geometry,
-                reserved: [0; 32],
+                reserved: [0; 24],
             };
             r.write_plain(0, header);
         };
@@ -277,11 +294,30 @@ impl PublisherSegment {
     #[inline]
     pub(crate) fn chunk_words(&self, chunk: u32) -> ChunkWords<'_> {
         assert!(chunk < self.geometry.chunk_count);
-        let base = chunk as usize * self.geometry.control_stride as usize;
+        let base = (self.geometry.chunk_words_offset + chunk as u64 * self.geometry.control_stride) as usize;
         ChunkWords {
             generation: self.control.get::<AtomicU32>(base),
             holders: self.control.slice::<AtomicU64>(base + 8, self.geometry.holder_words as usize),
         }
+    }
+
+    /// The doorbell reliable subscribers ring after taking, which a publisher waiting for
+    /// room sleeps on (`notify::doorbell`; the publisher is its only waiter, bit 1).
+    #[inline]
+    pub(crate) fn room_doorbell(&self) -> Doorbell<'_> {
+        Doorbell {
+            word: self.control.get(ROOM_WORD_OFFSET),
+            sleepers: self.control.get(ROOM_SLEEPERS_OFFSET),
+            polling: false,
+        }
+    }
+
+    /// Subscriber slot `slot`'s read position in this publisher's stream: position + 1 of
+    /// the next message it takes, 0 while it reads none (`slot < max_subscribers`,
+    /// validated by the caller).
+    #[inline]
+    pub(crate) fn read_position(&self, slot: u32) -> &AtomicU64 {
+        self.control.get((READ_POSITIONS_OFFSET + LINE * slot as u64) as usize)
     }
 
     #[inline]
@@ -370,7 +406,7 @@ impl PublisherSegment {
 
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
-    let mut facts = super::layout_facts!(PublisherGeometry: depth, chunk_count, holder_words, preallocate, chunk_stride, max_payload_bytes, log_offset, control_offset, control_stride, payload_offset, total_bytes, pool_bytes);
+    let mut facts = super::layout_facts!(PublisherGeometry: depth, chunk_count, holder_words, preallocate, chunk_stride, max_payload_bytes, log_offset, control_offset, chunk_words_offset, control_stride, payload_offset, total_bytes, pool_bytes);
     facts.extend(super::layout_facts!(PublisherHeader: common, topic_id, slot, incarnation, geometry, reserved));
     let config = super::topic::sample_config();
     let g = PublisherGeometry::new(&config, 16).expect("a valid sample");
@@ -380,6 +416,10 @@ pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
         ("sample chunk stride", g.chunk_stride),
         ("sample control offset", g.control_offset),
         ("sample control stride", g.control_stride),
+        ("sample chunk words", g.chunk_words_offset),
+        ("room word", ROOM_WORD_OFFSET as u64),
+        ("room sleepers", ROOM_SLEEPERS_OFFSET as u64),
+        ("read positions", READ_POSITIONS_OFFSET),
         ("sample payload offset", g.payload_offset),
         ("sample publisher bytes", g.total_bytes),
     ]);

@@ -2,8 +2,9 @@
 //!
 //! ```text
 //!    0 TopicHeader (512 B): SegmentHeader, topic id, TopicConfig, payload type, name
-//!  512 wake word, sleepers count, relay token (one cache line, see below; the rest unused)
-//!  576 PublisherSlot  × max_publishers   (128 B each: identity line, counters line)
+//!  512 wake word, sleepers count, relay token, reliable count (one cache line, see below)
+//!  576 reliable set: one bit per subscriber slot (1024 bits)
+//!  704 PublisherSlot  × max_publishers   (128 B each: identity line, counters line)
 //!      SubscriberSlot × max_subscribers  (64 B each)
 //! ```
 //! The wake words share a line on purpose: each side of the wake
@@ -132,7 +133,12 @@ unsafe impl Shared for TopicHeader {}
 const WAKE_OFFSET: usize = 512;
 const SLEEPERS_OFFSET: usize = 516;
 const RELAY_TOKEN_OFFSET: usize = 520;
-const SLOTS_OFFSET: usize = 576;
+/// How many subscribers are reliable (on the wake line: a publisher reads it on every loan).
+const RELIABLE_COUNT_OFFSET: usize = 524;
+/// One bit per subscriber slot: which are reliable (see `pubsub::backpressure`).
+const RELIABLE_SET_OFFSET: usize = 576;
+const RELIABLE_SET_WORDS: usize = (MAX_SUBSCRIBERS as usize).div_ceil(64);
+const SLOTS_OFFSET: usize = RELIABLE_SET_OFFSET + 8 * RELIABLE_SET_WORDS;
 const PUBLISHER_SLOT_BYTES: usize = 128;
 const SUBSCRIBER_SLOT_BYTES: usize = 64;
 
@@ -170,7 +176,10 @@ pub(crate) struct PublisherSlot {
     wakes_skipped: AtomicU64,
     /// Payload bytes published (for rates in `ringbus top`).
     payload_bytes: AtomicU64,
-    reserved1: [AtomicU64; 4],
+    /// Loans that waited for a reliable subscriber to make room, and the time they waited.
+    blocked: AtomicU64,
+    blocked_ns: AtomicU64,
+    reserved1: [AtomicU64; 2],
 }
 const _: () = assert!(size_of::<PublisherSlot>() == PUBLISHER_SLOT_BYTES);
 const _: () = assert!(offset_of!(PublisherSlot, pid) == 16);
@@ -188,6 +197,8 @@ pub(crate) struct PublisherSnapshot {
     pub wake_syscalls: u64,
     pub wakes_skipped: u64,
     pub payload_bytes: u64,
+    pub blocked: u64,
+    pub blocked_ns: u64,
 }
 
 impl PublisherSlot {
@@ -204,7 +215,14 @@ impl PublisherSlot {
     pub(crate) fn activate(&self, node_id: u64, pid: u32, incarnation: u32) {
         self.node_id.store(node_id, Ordering::Relaxed);
         self.pid.store(pid, Ordering::Relaxed);
-        for counter in [&self.publishes, &self.wake_syscalls, &self.wakes_skipped, &self.payload_bytes] {
+        for counter in [
+            &self.publishes,
+            &self.wake_syscalls,
+            &self.wakes_skipped,
+            &self.payload_bytes,
+            &self.blocked,
+            &self.blocked_ns,
+        ] {
             counter.store(0, Ordering::Relaxed);
         }
         // Release: pairs with the Acquire in `occupancy`.
@@ -232,6 +250,12 @@ impl PublisherSlot {
         counter.store(count, Ordering::Relaxed);
     }
 
+    /// Owner: how many loans waited for room, and for how long in all.
+    pub(crate) fn record_blocked(&self, blocked: u64, blocked_ns: u64) {
+        self.blocked.store(blocked, Ordering::Relaxed);
+        self.blocked_ns.store(blocked_ns, Ordering::Relaxed);
+    }
+
     /// The line the counters live on (to prefetch before a publish).
     #[inline]
     pub(crate) fn counters_line(&self) -> *const u8 {
@@ -246,6 +270,8 @@ impl PublisherSlot {
             wake_syscalls: self.wake_syscalls.load(Ordering::Relaxed),
             wakes_skipped: self.wakes_skipped.load(Ordering::Relaxed),
             payload_bytes: self.payload_bytes.load(Ordering::Relaxed),
+            blocked: self.blocked.load(Ordering::Relaxed),
+            blocked_ns: self.blocked_ns.load(Ordering::Relaxed),
         }
     }
 }
@@ -277,13 +303,69 @@ pub(crate) struct SubscriberSlot {
     /// moved past (taken, lost or skipped) just been published: `wake word − read_mark`
     /// is its lag. Written by the subscriber; only diagnostics read it.
     read_mark: AtomicU32,
-    reserved: [AtomicU32; 4],
+    /// 1: a reliable subscriber (publishers never overwrite what it has not taken).
+    reliable: AtomicU32,
+    reserved: [AtomicU32; 3],
 }
 const _: () = assert!(size_of::<SubscriberSlot>() == SUBSCRIBER_SLOT_BYTES);
 const _: () = assert!(offset_of!(SubscriberSlot, sleeping) == 32);
 const _: () = assert!(offset_of!(SubscriberSlot, read_mark) == 44);
 // SAFETY: repr(C), fixed-width atomics only.
 unsafe impl Shared for SubscriberSlot {}
+
+/// The reliable subscribers of a topic. A slot's bit is set by its owner once it has
+/// written its read positions, and cleared by its owner when it leaves or by whoever
+/// reclaims it dead (under the slot's lock); the count follows the bits.
+#[derive(Clone, Copy)]
+pub(crate) struct ReliableSet<'a> {
+    count: &'a AtomicU32,
+    bits: &'a [AtomicU64],
+    max_subscribers: u32,
+}
+
+impl ReliableSet<'_> {
+    /// How many subscribers are reliable (a publisher's first look, on every loan).
+    #[inline]
+    pub(crate) fn count(&self) -> u32 {
+        // Acquire: pairs with the Release in `insert`: a publisher that sees the count sees
+        // the read positions the subscriber wrote before.
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// Adds `slot` (its owner, after writing its read positions).
+    pub(crate) fn insert(&self, slot: u32) {
+        let (word, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+        if self.bits[word].fetch_or(bit, Ordering::Release) & bit == 0 {
+            self.count.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    /// Removes `slot` (its owner leaving, or a reclaimer under the slot's lock).
+    pub(crate) fn remove(&self, slot: u32) {
+        let (word, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+        if self.bits[word].fetch_and(!bit, Ordering::AcqRel) & bit != 0 {
+            self.count.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// The reliable slots now (a bit past `max_subscribers`, which only a bad peer could
+    /// set, is ignored).
+    pub(crate) fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        let max = self.max_subscribers;
+        self.bits.iter().enumerate().flat_map(move |(w, word)| {
+            // Acquire: pairs with the Release in `insert`.
+            let mut bits = word.load(Ordering::Acquire);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let bit = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    w as u32 * 64 + bit
+                })
+            })
+            .filter(move |&slot| slot < max)
+        })
+    }
+}
 
 /// What a subscriber slot says, read field by field (for inspection; not one instant).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,6 +378,7 @@ pub(crate) struct SubscriberSnapshot {
     pub held: u32,
     pub sleeping: u32,
     pub read_mark: u32,
+    pub reliable: bool,
 }
 
 impl SubscriberSlot {
@@ -306,8 +389,9 @@ impl SubscriberSlot {
     }
 
     /// Owner, under the slot's lock: takes the slot (counters zeroed).
-    pub(crate) fn activate(&self, wake_mode: u32, node_id: u64, pid: u32) {
+    pub(crate) fn activate(&self, wake_mode: u32, reliable: bool, node_id: u64, pid: u32) {
         self.wake_mode.store(wake_mode, Ordering::Relaxed);
+        self.reliable.store(reliable as u32, Ordering::Relaxed);
         self.node_id.store(node_id, Ordering::Relaxed);
         self.pid.store(pid, Ordering::Relaxed);
         self.taken.store(0, Ordering::Relaxed);
@@ -358,6 +442,7 @@ impl SubscriberSlot {
             held: self.held.load(Ordering::Relaxed),
             sleeping: self.sleeping.load(Ordering::Relaxed),
             read_mark: self.read_mark.load(Ordering::Relaxed),
+            reliable: self.reliable.load(Ordering::Relaxed) == 1,
         }
     }
 }
@@ -506,6 +591,16 @@ impl TopicSegment {
         self.layout.publisher_slot(&self.region, slot)
     }
 
+    /// Which subscribers are reliable: a count (on the wake line) and one bit per slot.
+    #[inline]
+    pub(crate) fn reliable_set(&self) -> ReliableSet<'_> {
+        ReliableSet {
+            count: self.region.get(RELIABLE_COUNT_OFFSET),
+            bits: self.region.slice(RELIABLE_SET_OFFSET, self.layout.config.max_subscribers.div_ceil(64) as usize),
+            max_subscribers: self.layout.config.max_subscribers,
+        }
+    }
+
     #[inline]
     pub(crate) fn subscriber(&self, slot: u32) -> &SubscriberSlot {
         self.layout.subscriber_slot(&self.region, slot)
@@ -548,13 +643,15 @@ pub(crate) fn sample_config() -> TopicConfig {
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
     let mut facts = super::layout_facts!(TopicConfig: max_publishers, max_subscribers, depth, history, max_held, chunk_count, max_payload_bytes, pool_bytes, preallocate, reserved0);
     facts.extend(super::layout_facts!(TopicHeader: common, topic_id, config, type_size, type_align, type_name_len, type_name, name_len, reserved0, name));
-    facts.extend(super::layout_facts!(PublisherSlot: occupancy, node_id, pid, reserved0, publishes, wake_syscalls, wakes_skipped, payload_bytes, reserved1));
-    facts.extend(super::layout_facts!(SubscriberSlot: state, wake_mode, node_id, taken, lost, sleeping, pid, held, read_mark, reserved));
+    facts.extend(super::layout_facts!(PublisherSlot: occupancy, node_id, pid, reserved0, publishes, wake_syscalls, wakes_skipped, payload_bytes, blocked, blocked_ns, reserved1));
+    facts.extend(super::layout_facts!(SubscriberSlot: state, wake_mode, node_id, taken, lost, sleeping, pid, held, read_mark, reliable, reserved));
     let sample = TopicLayout { config: sample_config() };
     facts.extend([
         ("wake word", WAKE_OFFSET as u64),
         ("sleepers", SLEEPERS_OFFSET as u64),
         ("relay token", RELAY_TOKEN_OFFSET as u64),
+        ("reliable count", RELIABLE_COUNT_OFFSET as u64),
+        ("reliable set", RELIABLE_SET_OFFSET as u64),
         ("slots", SLOTS_OFFSET as u64),
         ("sample subscriber slot 2", sample.subscriber_slot_offset(2) as u64),
         ("sample topic bytes", sample.total_bytes()),
@@ -591,8 +688,8 @@ mod tests {
         SegmentHeader::publish(&r);
         let (h, l, name, payload) = TopicLayout::read(&r).unwrap();
         assert_eq!((h.topic_id, l.config, name.as_str(), payload), (42, config(), "a/b", PayloadType::bytes()));
-        assert_eq!(layout.subscriber_slot_offset(0), 576 + 2 * 128);
-        assert_eq!(layout.total_bytes(), 576 + 2 * 128 + 3 * 64);
+        assert_eq!(layout.subscriber_slot_offset(0), 704 + 2 * 128);
+        assert_eq!(layout.total_bytes(), 704 + 2 * 128 + 3 * 64);
     }
 
     #[test]

@@ -129,6 +129,8 @@ pub struct SubscriberInfo {
     /// Messages published that it has not yet taken, lost or skipped (exact once the
     /// subscriber has looked and found nothing; see `SubscriberSlot::read_mark`).
     pub lag: u64,
+    /// Publishers never overwrite what it has not taken (they wait for it).
+    pub reliable: bool,
 }
 
 /// One node.
@@ -262,6 +264,8 @@ fn publisher(t: &TopicHandle, slot: u32) -> Option<PublisherInfo> {
             wake_syscalls: s.wake_syscalls,
             wakes_skipped: s.wakes_skipped,
             payload_bytes: s.payload_bytes,
+            blocked: s.blocked,
+            blocked_ns: s.blocked_ns,
         },
         memory: publisher_memory::read(t, slot, incarnation),
     })
@@ -287,6 +291,7 @@ fn subscriber(t: &TopicHandle, slot: u32, wake_word: u32) -> Option<SubscriberIn
         held: s.held,
         asleep: s.sleeping != 0,
         lag: lag.max(0) as u64,
+        reliable: s.reliable,
     })
 }
 
