@@ -80,7 +80,7 @@ pub use notify::{TimedOut, Wake};
 pub use objects::{Latch, Semaphore, SemaphoreFull, WakeStats};
 #[cfg(not(loom))]
 pub use pubsub::{
-    DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder,
+    DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, WhenFull,
     MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]

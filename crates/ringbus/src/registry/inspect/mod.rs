@@ -90,6 +90,8 @@ pub struct TopicInfo {
     pub wake_word: u32,
     /// Subscribers asleep (or about to sleep) in `receive` or a wait set.
     pub sleepers: u32,
+    /// Live reliable subscribers (publishers wait for them).
+    pub reliable_subscribers: u32,
     /// Bytes of shared memory the topic segment and its publishers' segments hold (their
     /// allocated blocks: a publisher's chunks that hold no message take none).
     pub segment_bytes: u64,
@@ -239,6 +241,7 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
         payload_align: t.payload.align,
         wake_word,
         sleepers: words.sleepers_now(),
+        reliable_subscribers: t.segment.reliable_set().count(),
         segment_bytes: topic_bytes + publisher_bytes,
         publishers: (0..c.max_publishers).filter_map(|s| publisher(&t, s)).collect(),
         subscribers: (0..c.max_subscribers).filter_map(|s| subscriber(&t, s, wake_word)).collect(),

@@ -26,6 +26,7 @@ fn topic(name: &str, publishers: Vec<PublisherInfo>, subscribers: Vec<Subscriber
         payload_align: 1,
         wake_word: 0,
         sleepers: 0,
+        reliable_subscribers: 0,
         segment_bytes: 0,
         publishers,
         subscribers,
