@@ -127,6 +127,11 @@ enum rb_status
    */
   RB_ERR_POOL_BUDGET = -17,
   /**
+   * A reliable subscriber has not taken the message a loan would overwrite, and the
+   * publisher's `when_full` said not to wait (longer).
+   */
+  RB_ERR_FULL = -18,
+  /**
    * A bug in ringbus; the message says where.
    */
   RB_ERR_PANIC = -99,

@@ -55,6 +55,9 @@ pub enum rb_status {
     /// A loan would take the publisher's payload memory over the topic's `pool_bytes`:
     /// create the topic with a larger `pool_bytes`, or keep fewer messages in flight.
     RB_ERR_POOL_BUDGET = -17,
+    /// A reliable subscriber has not taken the message a loan would overwrite, and the
+    /// publisher's `when_full` said not to wait (longer).
+    RB_ERR_FULL = -18,
     /// A bug in ringbus; the message says where.
     RB_ERR_PANIC = -99,
 }
@@ -100,6 +103,7 @@ impl From<LoanError> for Failure {
             LoanError::NoSpace { .. } => rb_status::RB_ERR_NO_SPACE,
             LoanError::PoolBudget { .. } => rb_status::RB_ERR_POOL_BUDGET,
             LoanError::Reserve { .. } => rb_status::RB_ERR_IO,
+            LoanError::Full { .. } => rb_status::RB_ERR_FULL,
         };
         Failure { status, message: e.to_string() }
     }

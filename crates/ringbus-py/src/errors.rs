@@ -126,6 +126,7 @@ fn classify(e: &Error) -> (Class, String) {
         Error::Loan(LoanError::NoSpace { .. }) => Class::NoSpace,
         Error::Loan(LoanError::PoolBudget { .. }) => Class::LimitReached,
         Error::Loan(LoanError::Reserve { .. }) => Class::IoError,
+        Error::Loan(LoanError::Full { .. }) => Class::LimitReached,
         Error::Take(e) => take_class(e),
         Error::Receive(ReceiveError::Timeout) | Error::Timeout => Class::Timeout,
         Error::Receive(ReceiveError::PollingOnly) => Class::Unsupported,
