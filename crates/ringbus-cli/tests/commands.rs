@@ -202,6 +202,28 @@ fn info_shows_each_publishers_memory_on_demand_and_preallocated() {
 }
 
 #[test]
+fn a_burst_from_pub_reaches_a_reliable_echo_whole() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let _topic = node.topic("burst").max_payload_bytes(64).subscriber().unwrap(); // default depth 16
+    let mut echo =
+        Background::start(&["echo", "burst", "--reliable", "--count", "5000", "--json"], root.path(), &scratch, "echo");
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    wait_until(LIMIT, "the reliable echo", || {
+        ringbus::inspect::topic(&root_handle, "burst").unwrap().is_some_and(|t| t.reliable_subscribers == 1)
+    });
+    let run = ringbus(&["pub", "burst", "m", "--count", "5000"], Some(root.path()), &scratch, LIMIT);
+    assert!(run.status.success(), "{}", run.stderr);
+    assert!(echo.wait(LIMIT).success());
+    let printed = lines(&echo.stdout());
+    assert_eq!(printed.len(), 5000, "every message of the burst, none lost");
+    let info = json(&["info", "burst", "--json"], root.path(), &scratch);
+    assert_eq!(info["reliable_subscribers"], 0, "the echo that left holds nobody back");
+    let mixed = ringbus(&["echo", "burst", "--reliable", "--latest"], Some(root.path()), &scratch, LIMIT);
+    assert_eq!(mixed.status.code(), Some(2), "{}", mixed.stderr);
+}
+
+#[test]
 fn hz_reports_the_rate_of_a_live_publisher() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
     let publisher = Background::start(&["pub", "tick", "x", "--rate", "200"], root.path(), &scratch, "pub");

@@ -9,7 +9,8 @@ use serde_json::json;
 #[command(after_help = "Examples:\n  \
     ringbus echo chatter                       # every message, as text or hex\n  \
     ringbus echo lidar/points --latest --max-bytes 16\n  \
-    ringbus echo chatter --count 10 --json     # one JSON object per line (exit 4 if 10 do not come before --timeout)\n\n\
+    ringbus echo chatter --count 10 --json     # one JSON object per line (exit 4 if 10 do not come before --timeout)\n  \
+    ringbus echo commands --reliable           # every message, even of a burst larger than the topic's depth\n\n\
     Waits for the topic to appear; never creates it.")]
 pub struct EchoArgs {
     /// The topic.
@@ -18,8 +19,12 @@ pub struct EchoArgs {
     #[arg(long, short = 'n')]
     count: Option<u64>,
     /// Only the newest message at each wake-up (skip what piled up).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "reliable")]
     latest: bool,
+    /// Lose nothing: publishers wait for this subscriber instead of overwriting what it
+    /// has not printed yet (while it runs; it never holds them back once it exits).
+    #[arg(long)]
+    reliable: bool,
     /// How to print the payload.
     #[arg(long, value_enum, default_value_t = Format::Auto)]
     format: Format,
@@ -43,7 +48,7 @@ enum Format {
 impl EchoArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let session = Session::new("echo", self.timeout.timeout)?;
-        let Some(mut subscriber) = session.subscribe(&self.topic)? else {
+        let Some(mut subscriber) = session.subscribe(&self.topic, self.reliable)? else {
             return Ok(());
         };
         let mut printed = 0u64;

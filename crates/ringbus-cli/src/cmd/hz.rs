@@ -64,7 +64,7 @@ pub fn rate_of(stamps_ns: &VecDeque<u64>, messages: u64) -> Option<Rate> {
 impl HzArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let session = Session::new("hz", self.timeout.timeout)?;
-        let Some(mut subscriber) = session.subscribe(&self.topic)? else {
+        let Some(mut subscriber) = session.subscribe(&self.topic, false)? else {
             return Ok(());
         };
         let mut stamps = VecDeque::with_capacity(self.window as usize);

@@ -74,6 +74,12 @@ fn print_human(t: &TopicInfo) {
         bytes(payload_bytes as f64),
         t.sleepers
     );
+    if t.reliable_subscribers > 0 {
+        println!(
+            "reliable  {} subscriber(s) that publishers wait for instead of overwriting (column `waited` below)",
+            t.reliable_subscribers
+        );
+    }
     println!("\n{}", paint("PUBLISHERS", Colour::Bold));
     let mut pubs = Table::new(&[
         "slot",
@@ -86,6 +92,7 @@ fn print_human(t: &TopicInfo) {
         "memory",
         "in log",
         "held chunks",
+        "waited",
         "state",
     ]);
     for p in &t.publishers {
@@ -101,18 +108,21 @@ fn print_human(t: &TopicInfo) {
             memory(|m| bytes(m.reserved_bytes as f64)),
             memory(|m| bytes(m.in_log_bytes as f64)),
             memory(|m| m.held_chunks.to_string()),
+            waited(p.stats.blocked, p.stats.blocked_ns),
             state(p.alive),
         ]);
     }
     print_or_none(&pubs);
     println!("\n{}", paint("SUBSCRIBERS", Colour::Bold));
-    let mut subs = Table::new(&["slot", "node", "pid", "wake", "taken", "lost", "lag", "held", "asleep", "state"]);
+    let mut subs =
+        Table::new(&["slot", "node", "pid", "wake", "reliable", "taken", "lost", "lag", "held", "asleep", "state"]);
     for x in &t.subscribers {
         subs.row(vec![
             x.slot.to_string(),
             format!("{:016x}", x.node_id),
             x.pid.to_string(),
             json::wake_name(x.wake).into(),
+            yes_no(x.reliable).into(),
             x.taken.to_string(),
             x.lost.to_string(),
             x.lag.to_string(),
@@ -122,6 +132,15 @@ fn print_human(t: &TopicInfo) {
         ]);
     }
     print_or_none(&subs);
+}
+
+/// How often a publisher's loans waited for a reliable subscriber, and how long in all.
+fn waited(times: u64, ns: u64) -> String {
+    if times == 0 {
+        "-".into()
+    } else {
+        format!("{times}× {:.1} ms", ns as f64 / 1e6)
+    }
 }
 
 fn print_or_none(table: &Table) {

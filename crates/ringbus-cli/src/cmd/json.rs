@@ -35,6 +35,7 @@ pub fn publisher(p: &PublisherInfo) -> Value {
         "slot": p.slot, "incarnation": p.incarnation, "alive": p.alive, "node_id": format!("{:016x}", p.node_id),
         "pid": p.pid, "publishes": p.stats.publishes, "payload_bytes": p.stats.payload_bytes,
         "wake_syscalls": p.stats.wake_syscalls, "wakes_skipped": p.stats.wakes_skipped, "memory": memory,
+        "blocked": p.stats.blocked, "blocked_ns": p.stats.blocked_ns,
     })
 }
 
@@ -42,6 +43,7 @@ pub fn subscriber(s: &SubscriberInfo) -> Value {
     json!({
         "slot": s.slot, "alive": s.alive, "node_id": format!("{:016x}", s.node_id), "pid": s.pid,
         "wake": wake_name(s.wake), "taken": s.taken, "lost": s.lost, "held": s.held, "asleep": s.asleep, "lag": s.lag,
+        "reliable": s.reliable,
     })
 }
 
@@ -63,7 +65,7 @@ pub fn topic(t: &TopicInfo) -> Value {
             "history": s.history, "max_held": s.max_held, "chunks": s.chunks, "max_payload_bytes": s.max_payload_bytes,
             "pool_bytes": s.pool_bytes, "preallocate": s.preallocate,
         },
-        "segment_bytes": t.segment_bytes, "sleepers": t.sleepers,
+        "segment_bytes": t.segment_bytes, "sleepers": t.sleepers, "reliable_subscribers": t.reliable_subscribers,
         "publishes": publishes, "payload_bytes": payload_bytes,
         "wake_syscalls": wake_syscalls, "wakes_skipped": wakes_skipped,
         "publishers": t.publishers.iter().map(publisher).collect::<Vec<_>>(),

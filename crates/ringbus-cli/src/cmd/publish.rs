@@ -71,7 +71,8 @@ impl PubArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let payload = self.payload()?;
         let session = Session::new("pub", self.timeout.timeout)?;
-        let mut publisher = self.topic_builder(&session, &payload)?.publisher()?;
+        let when_full = ringbus::WhenFull::Wait(Some(super::session::TICK));
+        let mut publisher = self.topic_builder(&session, &payload)?.when_full(when_full).publisher()?;
         if !self.wait_for_subscribers(&session)? {
             return Ok(());
         }
@@ -91,7 +92,12 @@ impl PubArgs {
                     continue;
                 }
             }
-            publisher.publish_copy(&payload).with_context(|| format!("publish on {:?}", self.topic))?;
+            match publisher.publish_copy(&payload) {
+                // A reliable subscriber has not taken what this would overwrite: wait for
+                // it a tick at a time, looking at Ctrl-C and the deadline in between.
+                Err(ringbus::LoanError::Full { .. }) => continue,
+                other => other.with_context(|| format!("publish on {:?}", self.topic))?,
+            }
             sent += 1;
         }
         eprintln!("published {sent} message(s) of {} bytes on {:?}", payload.len(), self.topic);

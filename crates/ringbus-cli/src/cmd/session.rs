@@ -48,11 +48,12 @@ impl Session {
     }
 
     /// Waits for topic `name` to appear, then subscribes to it; `None` if interrupted.
-    pub fn subscribe(&self, name: &str) -> anyhow::Result<Option<ringbus::Subscriber>> {
+    pub fn subscribe(&self, name: &str, reliable: bool) -> anyhow::Result<Option<ringbus::Subscriber>> {
         if !self.wait_for_topic(name)? {
             return Ok(None);
         }
-        Ok(Some(self.node.topic(name).subscriber()?))
+        let topic = self.node.topic(name);
+        Ok(Some(if reliable { topic.reliable() } else { topic }.subscriber()?))
     }
 
     /// Waits until topic `name` exists (so that a command never creates a topic with
