@@ -139,4 +139,53 @@ mod loom_models {
             assert_eq!(b.sleepers.load(Ordering::Relaxed), 0);
         });
     }
+
+    /// Backpressure (`pubsub::backpressure`): a publisher waits for room until two reliable
+    /// subscribers have moved their read positions past the message it would overwrite;
+    /// each stores its position (Release) and rings. The publisher is never left asleep,
+    /// and once it sees the room it also sees that each was done reading (no overwrite
+    /// under a reader: the payload cell is written by the publisher only after the wait,
+    /// and loom reports a race if a reader could still be on it).
+    #[test]
+    fn a_publisher_waiting_for_room_is_never_lost() {
+        use loom::cell::UnsafeCell;
+        struct Room {
+            word: AtomicU32,
+            sleepers: AtomicU64,
+            read: [AtomicU64; 2],
+            payload: UnsafeCell<u32>,
+        }
+        loom::model(|| {
+            let r = Arc::new(Room {
+                word: AtomicU32::new(0),
+                sleepers: AtomicU64::new(0),
+                read: [AtomicU64::new(0), AtomicU64::new(0)],
+                payload: UnsafeCell::new(7),
+            });
+            let readers: Vec<_> = (0..2)
+                .map(|i| {
+                    let r = r.clone();
+                    loom::thread::spawn(move || {
+                        // SAFETY: the publisher writes the payload only after both read
+                        // positions moved past it; loom checks that claim.
+                        let seen = r.payload.with(|p| unsafe { *p });
+                        assert_eq!(seen, 7);
+                        r.read[i].store(1, Ordering::Release);
+                        Doorbell { word: &r.word, sleepers: &r.sleepers, polling: false }.ring();
+                    })
+                })
+                .collect();
+            let room = || r.read.iter().all(|p| p.load(Ordering::Acquire) == 1);
+            let bell = Doorbell { word: &r.word, sleepers: &r.sleepers, polling: false };
+            while !room() {
+                bell.wait(1, room, None);
+            }
+            // SAFETY: both readers are past the payload (Acquire on their positions).
+            r.payload.with_mut(|p| unsafe { *p = 8 });
+            for reader in readers {
+                reader.join().unwrap();
+            }
+            assert_eq!(r.sleepers.load(Ordering::Relaxed), 0);
+        });
+    }
 }
