@@ -17,6 +17,9 @@ named! {
     pub enum Transport("transport") {
         /// ringbus, subscribers asleep in `receive()` (woken by one futex call per publish).
         Ringbus = "ringbus",
+        /// ringbus as above with the first K subscribers reliable ([`FanoutConfig::reliable`]):
+        /// the publisher never overwrites a message they have not taken, and waits for room.
+        RingbusReliable = "ringbus-reliable",
         /// ringbus, subscribers `Wake::Never` polling `take()` every 1 ms (never woken).
         RingbusPolling = "ringbus-polling",
         /// Shared-memory ring of 64 slots plus one `write()` per subscriber eventfd.
@@ -91,7 +94,21 @@ pub struct FanoutConfig {
     /// ringbus publishers: sleepers a publish wakes itself (`TopicBuilder::direct_wakes`);
     /// `None`: the library's default.
     pub direct_wakes: Option<u32>,
+    /// `ringbus-reliable` scenarios: how many subscriber processes are reliable
+    /// (`TopicBuilder::reliable`), the first ones (round-robin over the topics); 0: none.
+    pub reliable: u32,
     pub worker: WorkerLauncher,
+}
+
+impl FanoutConfig {
+    /// The reliable subscribers of `s`: the first [`FanoutConfig::reliable`] (at most all of
+    /// them) in a `ringbus-reliable` scenario, none in any other.
+    pub fn reliable_subs(&self, s: &Scenario) -> u32 {
+        match s.transport {
+            Transport::RingbusReliable => self.reliable.min(s.subs),
+            _ => 0,
+        }
+    }
 }
 
 /// Every (transport, subs, payload) combination, payload-major, transports in the order

@@ -106,6 +106,39 @@ fn with_several_topics_a_tick_e2e_counts_from_the_first_publish_of_the_tick() {
 }
 
 #[test]
+fn reliable_subscribers_get_their_own_row_beside_ringbus_and_lose_nothing() {
+    let options = ["--subs", "2", "--repeat", "2", "--reliable", "1", "--transports", "ringbus,eventfd"];
+    let (run, rows) = tiny_fanout(&options);
+    let transports: Vec<&str> = rows.iter().map(|r| r["transport"].as_str().unwrap()).collect();
+    assert_eq!(transports, ["ringbus", "ringbus-reliable", "eventfd"], "measured right after ringbus");
+    assert!(run.stdout.contains("| ringbus-reliable | 2 | 1 | 64B | 20 |"), "markdown table:\n{}", run.stdout);
+    assert!(
+        run.stdout.contains("| reliable subs | blocked | publish p50 / ringbus | e2e p50 / ringbus |"),
+        "{}",
+        run.stdout
+    );
+    for r in &rows {
+        assert_eq!((r["messages"].as_u64(), r["lost"].as_u64()), (Some(20), Some(0)), "nothing lost: {r}");
+    }
+    let reliable = row(&rows, "ringbus-reliable");
+    assert_eq!(reliable["reliable_subs"], 1, "{reliable}");
+    let blocked = reliable["blocked"].as_u64().expect("the publisher's waits are reported");
+    assert!(blocked <= 20 && reliable["blocked_ns"].as_u64().is_some(), "{reliable}");
+    for key in ["publish_p50_vs_ringbus", "e2e_p50_vs_ringbus", "publish_p50_vs_eventfd", "e2e_p50_vs_eventfd"] {
+        assert!(reliable[key].as_f64().is_some_and(|v| v > 0.0), "{key} of {reliable}");
+    }
+    for r in [row(&rows, "ringbus"), row(&rows, "eventfd")] {
+        assert!(r.get("reliable_subs").is_none() && r.get("blocked").is_none(), "lossy rows unchanged: {r}");
+    }
+    if blocked > 0 || run.stderr.contains("system calls will not be counted") {
+        return;
+    }
+    // Keeping up, the reliable subscriber costs the publisher no system call: one futex
+    // call per publish, as for ringbus.
+    assert_eq!(reliable["syscalls_max"], 1, "{reliable}");
+}
+
+#[test]
 fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let scratch = tempfile::tempdir().unwrap();
     let run = ringbus(&["bench", "fanout", "--size", "1MB"], None, &scratch, WATCHDOG);
@@ -114,6 +147,12 @@ fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let run = ringbus(&["bench", "fanout", "--transports", "tcp"], None, &scratch, WATCHDOG);
     assert!(!run.status.success());
     assert!(run.stderr.contains("ringbus-polling"), "{}", run.stderr);
+    let run = ringbus(&["bench", "fanout", "--subs", "1,4", "--reliable", "2"], None, &scratch, WATCHDOG);
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("smallest --subs"), "{}", run.stderr);
+    let run = ringbus(&["bench", "fanout", "--transports", "ringbus-reliable"], None, &scratch, WATCHDOG);
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("--reliable 1"), "{}", run.stderr);
 }
 
 #[test]

@@ -17,13 +17,20 @@
 //! With `repeat` > 1 the whole list of scenarios runs again, pass after pass, every other
 //! pass backwards (see [`Bench::plan`] below); each scenario's passes are summed up by
 //! `row::combine`, and its ratios paired within a pass (`row::fill_ratios`).
+//!
+//! `ringbus-reliable` is the ringbus scenario with the first `config.reliable` subscribers
+//! reliable: its row adds how many measured publishes waited for one of them to take a
+//! message (read from the publishers' stats at the end of warm-up and at the end), and its
+//! ratios to the lossy ringbus row of the same pass (`reliable`).
 
 pub mod plot;
+mod reliable;
 pub mod report;
 mod results;
 mod row;
 pub(crate) mod subscriber;
 
+pub use reliable::Reliable;
 pub use row::Row;
 
 use crate::config::{FanoutConfig, Scenario};
@@ -137,7 +144,7 @@ fn run_scenario(
 ) -> Result<Row> {
     let messages = config.warmup + config.count;
     let (warmup, all) = (config.warmup as usize, usize::try_from(messages)?);
-    let (mut fanout, handoffs) = transports::setup(s, dir, tag, config.direct_wakes)?;
+    let (mut fanout, handoffs) = transports::setup(s, dir, tag, config)?;
     if handoffs.is_empty() {
         // The idle floor: only the paced publishing loop, nobody to receive.
         let samples = publish_all(fanout.as_mut(), s, config, counter, progress)?;
@@ -183,8 +190,12 @@ fn publish_all(
 ) -> Result<PublishSamples> {
     let mut samples = PublishSamples::new(counter.is_some());
     let mut pacer = Pacer::new(config.rate_hz);
+    let mut blocked_in_warmup = None;
     for seq in 0..config.warmup + config.count {
         interrupt::check()?;
+        if seq == config.warmup {
+            blocked_in_warmup = fanout.blocked();
+        }
         pacer.wait();
         let warm = seq < config.warmup;
         let mut tick_start = None;
@@ -205,5 +216,6 @@ fn publish_all(
         }
         progress.tick();
     }
+    samples.blocked = fanout.blocked().zip(blocked_in_warmup).map(|(all, warmup)| all.since(warmup));
     Ok(samples)
 }

@@ -16,6 +16,7 @@ const LEGEND_PX: u32 = 40;
 fn color(t: Transport) -> RGBColor {
     match t {
         Transport::Ringbus => RGBColor(214, 39, 40),
+        Transport::RingbusReliable => RGBColor(140, 86, 75),
         Transport::RingbusPolling => RGBColor(255, 127, 14),
         Transport::Eventfd => RGBColor(31, 119, 180),
         Transport::Futex => RGBColor(23, 190, 207),

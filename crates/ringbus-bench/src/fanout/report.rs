@@ -1,13 +1,14 @@
 //! The fan-out results as markdown: one row per scenario, then remarks on rows whose
-//! precondition did not always hold.
+//! precondition did not always hold or whose publisher waited for a reliable subscriber.
 
-use super::Row;
+use super::{reliable, Row};
 use crate::config::format_size;
 use crate::report::{num, times, Table};
 
 /// The results as a markdown table, one row per (transport, subs, topics, payload). With
 /// several topics per tick, two more columns: e2e from the tick's start, and its ratio;
-/// with the futex baseline, one more: ringbus's e2e over its.
+/// with the futex baseline, one more: ringbus's e2e over its; with ringbus-reliable rows,
+/// their reliable subscribers, waits and ratios to ringbus.
 pub fn markdown(rows: &[Row]) -> String {
     let ticks = rows.iter().any(|r| r.topics > 1);
     let futex = rows.iter().any(|r| r.e2e_p50_vs_futex.is_some());
@@ -37,23 +38,24 @@ pub fn markdown(rows: &[Row]) -> String {
     if futex {
         table = table.number("e2e p50 / futex", |r| times(r.e2e_p50_vs_futex, ""));
     }
-    table.markdown(rows)
+    reliable::columns(table, rows).markdown(rows)
 }
 
 /// Remarks a reader of the table needs: rows whose precondition (every subscriber asleep
-/// when a message is published) did not always hold.
+/// when a message is published) did not always hold, and rows whose publisher waited for
+/// a reliable subscriber.
 pub fn notes(rows: &[Row]) -> Vec<String> {
-    rows.iter()
-        .filter_map(|r| {
-            let n = r.publishes_not_all_asleep.filter(|&n| n > 0)?;
-            Some(format!(
-                "{} subs={} payload={}: {n} of {} publishes found some subscribers still awake \
-                 (busy with the previous message); they were not woken, only polled on their way back",
-                r.transport,
-                r.subs,
-                format_size(r.payload_bytes),
-                r.messages * r.topics as u64
-            ))
-        })
-        .collect()
+    let mut notes = Vec::new();
+    for r in rows {
+        let label = format!("{} subs={} payload={}", r.transport, r.subs, format_size(r.payload_bytes));
+        let publishes = r.messages * r.topics as u64;
+        if let Some(n) = r.publishes_not_all_asleep.filter(|&n| n > 0) {
+            notes.push(format!(
+                "{label}: {n} of {publishes} publishes found some subscribers still awake \
+                 (busy with the previous message); they were not woken, only polled on their way back"
+            ));
+        }
+        notes.extend(reliable::note(r, publishes).map(|note| format!("{label}: {note}")));
+    }
+    notes
 }

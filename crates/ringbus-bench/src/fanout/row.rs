@@ -4,10 +4,12 @@
 //! each message, and exact system-call counts per publish; summing up one scenario's passes
 //! (`combine`), and its ratios, paired within a pass (`fill_ratios`).
 
+use super::reliable::{self, Reliable};
 use super::results::ResultsFile;
 use crate::config::{Scenario, Transport};
 use crate::driver::Passes;
 use crate::stats::{histogram, median_finite, us};
+use crate::transports::Blocked;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -40,7 +42,8 @@ pub struct Row {
     /// ringbus: measured publishes that found some of their topic's subscribers not
     /// asleep (still busy with the previous message); those need no wake-up.
     pub publishes_not_all_asleep: Option<u64>,
-    /// ringbus and futex rows: publish p50 divided by the eventfd row's of the same run.
+    /// ringbus (also reliable) and futex rows: publish p50 divided by the eventfd row's of
+    /// the same run.
     pub publish_p50_vs_eventfd: Option<f64>,
     /// ringbus and futex rows: e2e p50 divided by the eventfd row's of the same run.
     pub e2e_p50_vs_eventfd: Option<f64>,
@@ -49,9 +52,13 @@ pub struct Row {
     /// ringbus rows: e2e p50 divided by the futex row's of the same run (what ringbus adds
     /// to the bare wake protocol).
     pub e2e_p50_vs_futex: Option<f64>,
-    /// ringbus and ringbus-polling rows: publish p50 divided by the idle-floor row's of the
-    /// same run (how many times the cost of touching one cache line after the same idle).
+    /// ringbus, ringbus-reliable and ringbus-polling rows: publish p50 divided by the
+    /// idle-floor row's of the same run (how many times the cost of touching one cache line
+    /// after the same idle).
     pub publish_p50_vs_idle_floor: Option<f64>,
+    /// ringbus-reliable rows: reliable subscribers, waits, and ratios to the ringbus row.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub reliable: Option<Reliable>,
     /// Repetitions this row sums up (`--repeat`): each latency figure is the median of
     /// theirs, each ratio the median of the ratios within one repetition, counts add up.
     pub repetitions: u32,
@@ -77,6 +84,7 @@ pub(crate) fn combine(passes: &[&Row]) -> Row {
     row.messages = passes.iter().map(|r| r.messages).sum();
     row.lost = passes.iter().map(|r| r.lost).sum();
     row.publishes_not_all_asleep = passes.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
+    row.reliable = reliable::combine(passes);
     row.repetitions = passes.len() as u32;
     row
 }
@@ -90,6 +98,8 @@ pub(crate) struct PublishSamples {
     /// Per message (tick-major, topic-minor, warm-up included): its publish's start minus
     /// its tick's start.
     tick_offsets_ns: Vec<u64>,
+    /// The measured publishes' waits for reliable subscribers, if the transport has any.
+    pub(crate) blocked: Option<Blocked>,
 }
 
 impl PublishSamples {
@@ -99,6 +109,7 @@ impl PublishSamples {
             syscalls: counting.then_some((0, 0, 0)),
             not_all_asleep: None,
             tick_offsets_ns: Vec::new(),
+            blocked: None,
         }
     }
 
@@ -185,6 +196,7 @@ pub(crate) fn row(
         tick_e2e_p50_vs_eventfd: None,
         e2e_p50_vs_futex: None,
         publish_p50_vs_idle_floor: None,
+        reliable: publish.blocked.map(Reliable::measured),
         repetitions: 1,
     }
 }
@@ -194,25 +206,31 @@ pub(crate) fn scenario(row: &Row) -> Scenario {
     Scenario { transport: row.transport, subs: row.subs, topics: row.topics, payload_bytes: row.payload_bytes }
 }
 
-/// Fills the ratio columns, each paired within a pass: of every ringbus and futex row
-/// against the eventfd row of the same (subs, topics, payload), of ringbus rows against the
-/// futex row's, and of ringbus and ringbus-polling rows against the idle floor's.
+/// Fills the ratio columns, each paired within a pass: of every ringbus (also reliable)
+/// and futex row against the eventfd row of the same (subs, topics, payload), of ringbus
+/// rows against the futex row's, of ringbus rows of all kinds against the idle floor's,
+/// and of ringbus-reliable rows against the (lossy) ringbus row's.
 pub(crate) fn fill_ratios(measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
+    use Transport::{Ringbus, RingbusPolling, RingbusReliable};
     for r in rows.iter_mut() {
         let s = scenario(r);
         let vs = |baseline: Transport, metric: fn(&Row) -> f64| {
             measured.paired(&s, &Scenario { transport: baseline, ..s }, metric)
         };
-        if matches!(r.transport, Transport::Ringbus | Transport::Futex) {
+        if matches!(r.transport, Ringbus | RingbusReliable | Transport::Futex) {
             r.publish_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.publish_p50_us);
             r.e2e_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.e2e_p50_us);
             r.tick_e2e_p50_vs_eventfd = vs(Transport::Eventfd, |r| r.tick_e2e_p50_us);
         }
-        if r.transport == Transport::Ringbus {
+        if matches!(r.transport, Ringbus | RingbusReliable) {
             r.e2e_p50_vs_futex = vs(Transport::Futex, |r| r.e2e_p50_us);
         }
-        if matches!(r.transport, Transport::Ringbus | Transport::RingbusPolling) {
+        if matches!(r.transport, Ringbus | RingbusReliable | RingbusPolling) {
             r.publish_p50_vs_idle_floor = vs(Transport::IdleFloor, |r| r.publish_p50_us);
+        }
+        if let Some(reliable) = r.reliable.as_mut() {
+            reliable.publish_p50_vs_ringbus = vs(Ringbus, |r| r.publish_p50_us);
+            reliable.e2e_p50_vs_ringbus = vs(Ringbus, |r| r.e2e_p50_us);
         }
     }
 }
@@ -246,6 +264,7 @@ mod tests {
             tick_e2e_p50_vs_eventfd: None,
             e2e_p50_vs_futex: None,
             publish_p50_vs_idle_floor: None,
+            reliable: None,
             repetitions: 1,
         }
     }
@@ -318,6 +337,28 @@ mod tests {
         let near = |us: f64, want: f64| (us - want).abs() <= want * 1e-3;
         assert!(near(r.tick_e2e_p50_us, 0.1) && near(r.tick_e2e_p99_us, 14.0), "{r:?}");
         assert!(near(r.e2e_p50_us, 0.1) && near(r.e2e_p99_us, 10.0), "{r:?}");
+    }
+
+    #[test]
+    fn a_reliable_row_is_paired_with_the_lossy_ringbus_row_and_adds_up_its_waits() {
+        let waited = Blocked { reliable_subs: 1, loans: 2, ns: 5_000 };
+        let mut passes = Vec::new();
+        // Reliable e2e ÷ ringbus's within each pass: 1.5, 1.0, 1.2.
+        for (k, (reliable, lossy)) in [(150.0, 100.0), (300.0, 300.0), (120.0, 100.0)].into_iter().enumerate() {
+            let mut row = measured(Transport::RingbusReliable, reliable, 0);
+            row.reliable = Some(Reliable::measured(waited));
+            for row in [row, measured(Transport::Ringbus, lossy, 0)] {
+                passes.push((k as u32, scenario(&row), row));
+            }
+        }
+        let (rows, _) = combined(passes);
+        let r = rows[0].reliable.expect("the reliable row keeps its figures");
+        assert_eq!((r.reliable_subs, r.blocked, r.blocked_ns), (1, 6, 15_000), "waits add up over the passes");
+        assert_eq!((r.e2e_p50_vs_ringbus, r.publish_p50_vs_ringbus), (Some(1.2), Some(1.0)));
+        assert_eq!(rows[1].reliable, None, "the lossy row has none");
+        let json = serde_json::to_value(&rows).unwrap();
+        assert_eq!(json[0]["blocked"], 6, "flattened into the row: {json}");
+        assert!(json[1].get("blocked").is_none(), "and absent from other rows: {json}");
     }
 
     #[test]

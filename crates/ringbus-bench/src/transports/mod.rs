@@ -10,7 +10,7 @@ mod ringbus;
 mod slot_ring;
 mod uds;
 
-use crate::config::{Scenario, Transport};
+use crate::config::{FanoutConfig, Scenario, Transport};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub(crate) enum Endpoint {
-    Ringbus { root: PathBuf, topic: String, polling: bool },
+    Ringbus { root: PathBuf, topic: String, polling: bool, reliable: bool },
     Eventfd { fd: RawFd, ring: PathBuf },
     Futex { ring: PathBuf, words: PathBuf },
     Mq { queue: String, ring: PathBuf },
@@ -44,6 +44,28 @@ pub(crate) trait Fanout {
     /// Subscribers of `topic` asleep right now, where the transport can tell (ringbus).
     fn asleep(&self, _topic: u32) -> Option<u32> {
         None
+    }
+
+    /// Loans that waited for a reliable subscriber so far, where there is one (ringbus).
+    fn blocked(&self) -> Option<Blocked> {
+        None
+    }
+}
+
+/// What reliable subscribers cost a publisher in waiting: loans that had to wait for
+/// room, and how long they waited in all (`PublisherStats::blocked`, `blocked_ns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Blocked {
+    /// Subscribers that were reliable.
+    pub reliable_subs: u32,
+    pub loans: u64,
+    pub ns: u64,
+}
+
+impl Blocked {
+    /// The waits between `before` and `self`.
+    pub(crate) fn since(self, before: Blocked) -> Blocked {
+        Blocked { loans: self.loans - before.loans, ns: self.ns - before.ns, ..self }
     }
 }
 
@@ -75,18 +97,20 @@ pub(crate) struct Handoff {
 pub(crate) use crate::driver::Skip;
 
 /// Sets up the publisher side of `s` in `dir` and the endpoints of its subscribers (none
-/// for the idle floor, which has no subscriber to start); `direct_wakes` goes to ringbus
-/// publishers and to the futex baseline.
+/// for the idle floor, which has no subscriber to start); `config.direct_wakes` goes to
+/// ringbus publishers and to the futex baseline, `config.reliable` to ringbus-reliable.
 /// `tag` makes system-wide names (message queues) unique to this run and scenario.
 pub(crate) fn setup(
     s: &Scenario,
     dir: &Path,
     tag: &str,
-    direct_wakes: Option<u32>,
+    config: &FanoutConfig,
 ) -> Result<(Box<dyn Fanout>, Vec<Handoff>)> {
+    let direct_wakes = config.direct_wakes;
     Ok(match s.transport {
-        Transport::Ringbus | Transport::RingbusPolling => {
-            let (f, h) = ringbus::RingbusFanout::create(s, &dir.join("ringbus"), direct_wakes)?;
+        Transport::Ringbus | Transport::RingbusPolling | Transport::RingbusReliable => {
+            let reliable_subs = config.reliable_subs(s);
+            let (f, h) = ringbus::RingbusFanout::create(s, &dir.join("ringbus"), direct_wakes, reliable_subs)?;
             (Box::new(f), h)
         }
         Transport::Eventfd => {
@@ -113,8 +137,8 @@ pub(crate) fn setup(
 pub(crate) fn receiver(s: &Scenario, index: u32, endpoint: &Endpoint) -> Result<Box<dyn Receiver>> {
     let topic = s.topic_of(index);
     Ok(match endpoint {
-        Endpoint::Ringbus { root, topic, polling } => {
-            Box::new(ringbus::RingbusReceiver::open(root, topic, *polling, index)?)
+        Endpoint::Ringbus { root, topic, polling, reliable } => {
+            Box::new(ringbus::RingbusReceiver::open(root, topic, *polling, *reliable, index)?)
         }
         Endpoint::Eventfd { fd, ring } => Box::new(eventfd::EventfdReceiver::open(*fd, ring, s, topic)?),
         Endpoint::Futex { ring, words } => Box::new(futex::FutexReceiver::open(ring, words, s, topic)?),

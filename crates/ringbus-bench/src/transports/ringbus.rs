@@ -1,7 +1,9 @@
 //! ringbus itself: one publisher per topic writing a 16-byte header into a loan (zero
-//! copy), subscribers asleep in `receive()` or polling `take()` every millisecond.
+//! copy), subscribers asleep in `receive()` or polling `take()` every millisecond; the
+//! first K of them reliable in the `ringbus-reliable` scenarios (the publisher is the
+//! same, its default `WhenFull::Wait(None)`: it waits for room).
 
-use super::{Endpoint, Fanout, Handoff, Received, Receiver};
+use super::{Blocked, Endpoint, Fanout, Handoff, Received, Receiver};
 use crate::config::Scenario;
 use anyhow::{ensure, Context, Result};
 use ringbus::{Node, Publisher, Subscriber, Wake};
@@ -21,6 +23,8 @@ pub(crate) struct RingbusFanout {
     /// Subscribers per topic, all of which must be asleep before we start.
     sleepers: Vec<u32>,
     polling: bool,
+    /// Subscribers opened reliable: the first ones.
+    reliable_subs: u32,
     payload_bytes: usize,
     _node: Node,
 }
@@ -30,6 +34,7 @@ impl RingbusFanout {
         s: &Scenario,
         root: &Path,
         direct_wakes: Option<u32>,
+        reliable_subs: u32,
     ) -> Result<(RingbusFanout, Vec<Handoff>)> {
         let node = Node::with_root("bench-publisher", root).context("cannot create the ringbus root for the bench")?;
         let mut publishers = Vec::new();
@@ -50,14 +55,19 @@ impl RingbusFanout {
         let polling = s.transport == crate::config::Transport::RingbusPolling;
         let handoffs = (0..s.subs)
             .map(|i| Handoff {
-                endpoint: Endpoint::Ringbus { root: root.to_path_buf(), topic: topic_name(s.topic_of(i)), polling },
+                endpoint: Endpoint::Ringbus {
+                    root: root.to_path_buf(),
+                    topic: topic_name(s.topic_of(i)),
+                    polling,
+                    reliable: i < reliable_subs,
+                },
                 inherit: None,
                 child_end: None,
             })
             .collect();
         let sleepers = (0..s.topics).map(|t| s.subs_of(t)).collect();
         let payload_bytes = usize::try_from(s.payload_bytes)?;
-        Ok((RingbusFanout { publishers, sleepers, polling, payload_bytes, _node: node }, handoffs))
+        Ok((RingbusFanout { publishers, sleepers, polling, reliable_subs, payload_bytes, _node: node }, handoffs))
     }
 }
 
@@ -80,6 +90,14 @@ impl Fanout for RingbusFanout {
     fn settled(&self) -> bool {
         self.polling || self.publishers.iter().zip(&self.sleepers).all(|(p, &n)| p.sleeping_subscribers() == n)
     }
+
+    fn blocked(&self) -> Option<Blocked> {
+        (self.reliable_subs > 0).then(|| {
+            let stats = self.publishers.iter().map(Publisher::stats);
+            let (loans, ns) = stats.fold((0, 0), |(loans, ns), s| (loans + s.blocked, ns + s.blocked_ns));
+            Blocked { reliable_subs: self.reliable_subs, loans, ns }
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -90,10 +108,14 @@ pub(crate) struct RingbusReceiver {
 }
 
 impl RingbusReceiver {
-    pub(crate) fn open(root: &Path, topic: &str, polling: bool, index: u32) -> Result<RingbusReceiver> {
+    pub(crate) fn open(root: &Path, topic: &str, polling: bool, reliable: bool, index: u32) -> Result<RingbusReceiver> {
         let node = Node::with_root(&format!("bench-sub-{index}"), root)?;
         let wake = if polling { Wake::Never } else { Wake::OnData };
-        let subscriber = node.topic(topic).wake(wake).subscriber()?;
+        let mut builder = node.topic(topic).wake(wake);
+        if reliable {
+            builder = builder.reliable();
+        }
+        let subscriber = builder.subscriber()?;
         Ok(RingbusReceiver { subscriber, polling, _node: node })
     }
 }

@@ -15,6 +15,8 @@ binary re-executed) blocked waiting for data.
 Transports:
   ringbus          subscribers asleep in receive(); a publish is loan_uninit + 16-byte header
                    + publish(): one futex wake for any number of sleepers
+  ringbus-reliable the same with the first K subscribers reliable (--reliable K, below); only
+                   measured with --reliable
   ringbus-polling  subscribers never woken (Wake::Never), polling take() every 1 ms; publishing
                    makes no system call (e2e is dominated by the poll period)
   eventfd          payload written in place in a 64-slot shared-memory ring, then one write()
@@ -47,7 +49,18 @@ Topics: with --topics T, every tick publishes one message on each of the T topic
 subscriber i listens to topic i % T (so with T > N some topics have no subscriber). Topic t's
 e2e starts at its own t0, after the publishes of topics 0..t, so a slow publisher makes its
 later topics' e2e look short; the table then adds \"tick e2e\", measured from the first
-topic's t0 of the same tick (JSON tick_e2e_p50_us, tick_e2e_p99_us, tick_e2e_p50_vs_eventfd).";
+topic's t0 of the same tick (JSON tick_e2e_p50_us, tick_e2e_p99_us, tick_e2e_p50_vs_eventfd).
+
+Reliable subscribers: with --reliable K, a ringbus-reliable row is measured next to each
+ringbus row, moments apart in every pass, the same in every way except that the first K
+subscriber processes of the scenario open their topic reliable (TopicBuilder::reliable;
+with --topics, one per topic in turn): the publisher never overwrites a message they have
+not taken, and its loan waits for room instead (WhenFull::Wait, the default). Its extra
+columns: reliable subs (K); blocked, the measured publishes whose loan had to wait (0 while
+the subscribers keep up; a wait counts in its publish time); and its publish p50 and e2e p50
+over the ringbus row's, each the median of the ratios within one pass (JSON reliable_subs,
+blocked, blocked_ns, publish_p50_vs_ringbus, e2e_p50_vs_ringbus; other rows have none of
+these keys). K must be at most the smallest --subs; 0, the default, measures none.";
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -57,6 +70,7 @@ Examples:
   ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500
   ringbus bench fanout --transports ringbus,eventfd --subs 16,64,128 --size 64 --repeat 7
   ringbus bench fanout --transports ringbus,futex,eventfd --subs 16 --size 64 --repeat 5
+  ringbus bench fanout --transports ringbus,eventfd --subs 1,16 --size 64 --reliable 1 --repeat 5
   ringbus bench fanout --topics 10 --subs 16,64,128 --size 64 --transports ringbus,eventfd --direct-wakes 16";
 
 /// Quick mode: three passes of 50 messages (150 per point, as many as one pass of 150 but
@@ -69,7 +83,7 @@ const QUICK_RATE_HZ: f64 = 500.0;
 /// the payload once per subscriber, ~16 ms per publish at 1MiB × 64; ringbus-polling's
 /// e2e is its poll period whatever the size).
 const QUICK_LARGE_BYTES: u64 = 64 << 10;
-const QUICK_LARGE: [Transport; 3] = [Transport::Ringbus, Transport::Eventfd, Transport::Mq];
+const QUICK_LARGE: [Transport; 4] = [Transport::Ringbus, Transport::RingbusReliable, Transport::Eventfd, Transport::Mq];
 
 /// The shared options (`OutputArgs`), worded for this command.
 const JSON_HELP: &str = "Also write the rows as a JSON array to FILE. Example: --json fanout.json";
@@ -122,6 +136,11 @@ pub struct FanoutArgs {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=1024))]
     direct_wakes: Option<u32>,
 
+    /// Also measure ringbus-reliable, right after ringbus: the same run with K of the
+    /// subscriber processes reliable (see above); K at most the smallest --subs, 0: none. Example: --reliable 1
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1024))]
+    reliable: u32,
+
     /// Transports to measure, comma-separated (see above). Example: --transports ringbus,eventfd
     #[arg(
         long,
@@ -147,7 +166,8 @@ impl FanoutArgs {
         }
         let quick_filter = self.output.quick && !transports_given;
         let keep = |t: Transport, bytes: u64| !quick_filter || bytes <= QUICK_LARGE_BYTES || QUICK_LARGE.contains(&t);
-        let scenarios = config::plan(&dedup(&self.transports), &self.subs, self.topics, &self.size, keep);
+        let transports = with_reliable(dedup(&self.transports), self.reliable, &self.subs)?;
+        let scenarios = config::plan(&transports, &self.subs, self.topics, &self.size, keep);
         let worker = worker_launcher("subscriber processes")?;
         let repeat = self.repeat.unwrap_or(if self.output.quick { QUICK_REPEAT } else { 1 });
         Ok(FanoutConfig {
@@ -157,6 +177,7 @@ impl FanoutArgs {
             warmup: self.warmup,
             repeat,
             direct_wakes: self.direct_wakes,
+            reliable: self.reliable,
             worker,
         })
     }
@@ -183,6 +204,14 @@ impl FanoutArgs {
         if let Some(k) = config.direct_wakes {
             println!("- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
         }
+        if config.reliable > 0 {
+            println!(
+                "- ringbus-reliable: ringbus with {} of the subscriber processes reliable (--reliable); \
+                 blocked: measured publishes that waited for one; ratios: ringbus-reliable ÷ ringbus{}\n",
+                config.reliable,
+                if config.repeat == 1 { "" } else { " (median of the ratios within each pass)" }
+            );
+        }
         print!("{}", fanout::report::markdown(&outcome.rows));
         for note in fanout::report::notes(&outcome.rows) {
             println!("\nnote: {note}");
@@ -196,4 +225,24 @@ impl FanoutArgs {
         self.output
             .write(|path| report::write_json(&outcome.rows, path), |path| fanout::plot::draw(&outcome.rows, path))
     }
+}
+
+/// `transports` with ringbus-reliable measured right after ringbus (or last, without it)
+/// when `reliable` subscribers are asked for, which every count of `subs` must have room for.
+fn with_reliable(mut transports: Vec<Transport>, reliable: u32, subs: &[u32]) -> Result<Vec<Transport>> {
+    let named = transports.contains(&Transport::RingbusReliable);
+    if reliable == 0 {
+        if named {
+            bail!("ringbus-reliable needs --reliable K: how many subscriber processes are reliable, e.g. --reliable 1");
+        }
+        return Ok(transports);
+    }
+    if let Some(&n) = subs.iter().filter(|&&n| n < reliable).min() {
+        bail!("--reliable {reliable}: more than the {n} subscriber processes of --subs {n}; K is at most the smallest --subs");
+    }
+    if !named {
+        let after = transports.iter().position(|&t| t == Transport::Ringbus).map_or(transports.len(), |i| i + 1);
+        transports.insert(after, Transport::RingbusReliable);
+    }
+    Ok(transports)
 }

@@ -45,13 +45,27 @@ fn publisher(slot: u32, incarnation: u32, publishes: u64) -> PublisherInfo {
             payload_bytes: publishes * 100,
             wake_syscalls: publishes / 2,
             wakes_skipped: 0,
+            blocked: 0,
+            blocked_ns: 0,
         },
         memory: None,
     }
 }
 
 fn subscriber(slot: u32, node_id: u64, taken: u64, lost: u64, lag: u64) -> SubscriberInfo {
-    SubscriberInfo { slot, alive: true, node_id, pid: 20, wake: Wake::OnData, taken, lost, held: 0, asleep: false, lag }
+    SubscriberInfo {
+        slot,
+        alive: true,
+        node_id,
+        pid: 20,
+        wake: Wake::OnData,
+        reliable: false,
+        taken,
+        lost,
+        held: 0,
+        asleep: false,
+        lag,
+    }
 }
 
 const TWO_S: Duration = Duration::from_secs(2);
