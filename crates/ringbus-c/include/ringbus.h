@@ -236,6 +236,34 @@ typedef uint32_t rb_preallocate;
 #endif // __cplusplus
 
 /**
+ * What a publisher's loan does when a reliable subscriber has not taken the message it would
+ * overwrite (`rb_topic_options::when_full`).
+ */
+enum rb_when_full
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Wait until that subscriber takes it, at most `when_full_timeout_ns` (0: as long as it
+   * takes; the default), then fail with `RB_ERR_FULL`. A subscriber that dies stops
+   * holding the publisher back.
+   */
+  RB_WHEN_FULL_WAIT = 0,
+  /**
+   * Fail at once with `RB_ERR_FULL`.
+   */
+  RB_WHEN_FULL_FAIL = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_when_full rb_when_full;
+#else
+typedef uint32_t rb_when_full;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A one-bit event between processes: `rb_latch_set` wakes every waiter (one system call,
  * none if nobody waits); the owner resets it, then looks for work, then waits.
  */
@@ -283,6 +311,9 @@ typedef struct rb_waitset rb_waitset;
  * (16), depth a power of two up to 65536 (16), history ≤ depth (0), max_held 1..=256 (4),
  * max_payload_bytes up to 1 GiB (4096), pool_bytes from max_payload_bytes up to 16 TiB
  * (1 GiB, or 4 × max_payload_bytes if more), preallocate (`RB_PREALLOCATE_DEFAULT`).
+ * `reliable`, `when_full` and `when_full_timeout_ns` belong to one subscriber or publisher,
+ * not to the topic: they never make an open fail with `RB_ERR_MISMATCH`, and 0 means
+ * a lossy subscriber and a publisher that waits as long as it takes.
  */
 typedef struct {
   uint32_t max_publishers;
@@ -328,6 +359,22 @@ typedef struct {
    * Subscribers only: an `rb_wake` value.
    */
   uint32_t wake;
+  /**
+   * Subscribers only: 1 for a reliable subscriber — no publisher overwrites a message it
+   * has not taken (a publisher that would waits or fails, as its `when_full` says);
+   * 0 for a lossy one (the default: a slow subscriber loses what publishers overwrite,
+   * and counts it in `rb_subscriber_lost`). Not with `keep_last` (`RB_ERR_INVALID_CONFIG`).
+   */
+  uint32_t reliable;
+  /**
+   * Publishers only: an `rb_when_full` value.
+   */
+  uint32_t when_full;
+  /**
+   * Publishers only, with `RB_WHEN_FULL_WAIT`: the longest a loan waits for a reliable
+   * subscriber, in nanoseconds; 0: as long as it takes.
+   */
+  uint64_t when_full_timeout_ns;
 } rb_topic_options;
 
 /**
@@ -534,7 +581,9 @@ void rb_publisher_close(rb_publisher *publisher);
  * publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`. A loan that would take
  * the publisher's memory over the topic's `pool_bytes` fails with `RB_ERR_POOL_BUDGET`,
  * one the shared-memory filesystem has no room for with `RB_ERR_NO_SPACE`; smaller loans
- * may still succeed.
+ * may still succeed. Never blocks, unless the topic has a reliable subscriber that has not
+ * taken the message this loan would overwrite (it is `depth` messages behind): then the
+ * loan waits for it or fails with `RB_ERR_FULL`, as the publisher's `when_full` says.
  *
  * # Safety
  * `publisher` is a live publisher; `data` is writable.
@@ -586,7 +635,8 @@ rb_status rb_publisher_publish(rb_publisher *publisher, size_t len);
 rb_status rb_publisher_discard(rb_publisher *publisher);
 
 /**
- * Publishes a copy of `len` bytes at `data` (one copy into shared memory).
+ * Publishes a copy of `len` bytes at `data` (one copy into shared memory). Its loan may
+ * wait for a reliable subscriber or fail with `RB_ERR_FULL`, as `rb_publisher_loan`'s.
  *
  * # Safety
  * `publisher` is a live publisher; `data` is readable for `len` bytes (or `len` is 0).

@@ -21,7 +21,7 @@ mod waitset;
 mod words;
 
 pub use call::{rb_last_error, rb_status, rb_version};
-pub use node::{rb_node, rb_node_close, rb_node_open, rb_preallocate, rb_topic_options, rb_wake};
+pub use node::{rb_node, rb_node_close, rb_node_open, rb_preallocate, rb_topic_options, rb_wake, rb_when_full};
 pub use objects::{
     rb_latch, rb_latch_close, rb_latch_is_set, rb_latch_open, rb_latch_reset, rb_latch_set, rb_latch_unlink,
     rb_latch_wait, rb_semaphore, rb_semaphore_close, rb_semaphore_open, rb_semaphore_post, rb_semaphore_try_wait,

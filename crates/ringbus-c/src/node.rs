@@ -2,8 +2,9 @@
 
 use crate::call::{free, guard, out, shared, text, Failure};
 use crate::rb_status;
-use ringbus::{Node, TopicBuilder, Wake};
+use ringbus::{Node, TopicBuilder, Wake, WhenFull};
 use std::ffi::c_char;
+use std::time::Duration;
 
 /// A participant: opens topics, latches and semaphores, from several threads at once if
 /// need be. What it opens keeps what it needs of it, so it may be closed before them.
@@ -34,6 +35,19 @@ pub enum rb_preallocate {
     RB_PREALLOCATE_NO = 2,
 }
 
+/// What a publisher's loan does when a reliable subscriber has not taken the message it would
+/// overwrite (`rb_topic_options::when_full`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum rb_when_full {
+    /// Wait until that subscriber takes it, at most `when_full_timeout_ns` (0: as long as it
+    /// takes; the default), then fail with `RB_ERR_FULL`. A subscriber that dies stops
+    /// holding the publisher back.
+    RB_WHEN_FULL_WAIT = 0,
+    /// Fail at once with `RB_ERR_FULL`.
+    RB_WHEN_FULL_FAIL = 1,
+}
+
 /// A topic's settings. Zero-initialize it (`rb_topic_options o = {0};`) and set what you
 /// need: every field left 0 means "the default for a new topic, whatever the topic already
 /// has for an existing one". A set field that differs from an existing topic's makes the
@@ -42,6 +56,9 @@ pub enum rb_preallocate {
 /// (16), depth a power of two up to 65536 (16), history ≤ depth (0), max_held 1..=256 (4),
 /// max_payload_bytes up to 1 GiB (4096), pool_bytes from max_payload_bytes up to 16 TiB
 /// (1 GiB, or 4 × max_payload_bytes if more), preallocate (`RB_PREALLOCATE_DEFAULT`).
+/// `reliable`, `when_full` and `when_full_timeout_ns` belong to one subscriber or publisher,
+/// not to the topic: they never make an open fail with `RB_ERR_MISMATCH`, and 0 means
+/// a lossy subscriber and a publisher that waits as long as it takes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct rb_topic_options {
@@ -68,6 +85,16 @@ pub struct rb_topic_options {
     pub direct_wakes: u32,
     /// Subscribers only: an `rb_wake` value.
     pub wake: u32,
+    /// Subscribers only: 1 for a reliable subscriber — no publisher overwrites a message it
+    /// has not taken (a publisher that would waits or fails, as its `when_full` says);
+    /// 0 for a lossy one (the default: a slow subscriber loses what publishers overwrite,
+    /// and counts it in `rb_subscriber_lost`). Not with `keep_last` (`RB_ERR_INVALID_CONFIG`).
+    pub reliable: u32,
+    /// Publishers only: an `rb_when_full` value.
+    pub when_full: u32,
+    /// Publishers only, with `RB_WHEN_FULL_WAIT`: the longest a loan waits for a reliable
+    /// subscriber, in nanoseconds; 0: as long as it takes.
+    pub when_full_timeout_ns: u64,
 }
 
 impl rb_topic_options {
@@ -104,7 +131,36 @@ impl rb_topic_options {
             w if w == rb_wake::RB_WAKE_NEVER as u32 => Wake::Never,
             other => return Err(not_a_value("wake", other, "RB_WAKE_ON_DATA or RB_WAKE_NEVER")),
         };
-        Ok(b.wake(wake))
+        let b = match self.reliable {
+            0 => b,
+            1 => b.reliable(),
+            other => {
+                return Err(Failure {
+                    status: rb_status::RB_ERR_INVALID_CONFIG,
+                    message: format!("reliable = {other}; pass 1 for a reliable subscriber or 0 for a lossy one"),
+                })
+            }
+        };
+        Ok(b.wake(wake).when_full(self.when_full()?))
+    }
+
+    /// `when_full` and `when_full_timeout_ns` as the core's policy.
+    fn when_full(&self) -> Result<WhenFull, Failure> {
+        let timeout = self.when_full_timeout_ns;
+        match self.when_full {
+            w if w == rb_when_full::RB_WHEN_FULL_WAIT as u32 => {
+                Ok(WhenFull::Wait((timeout != 0).then(|| Duration::from_nanos(timeout))))
+            }
+            w if w == rb_when_full::RB_WHEN_FULL_FAIL as u32 && timeout == 0 => Ok(WhenFull::Fail),
+            w if w == rb_when_full::RB_WHEN_FULL_FAIL as u32 => Err(Failure {
+                status: rb_status::RB_ERR_INVALID_CONFIG,
+                message: format!(
+                    "when_full_timeout_ns = {timeout} with RB_WHEN_FULL_FAIL, which never waits; \
+                     leave it 0, or use RB_WHEN_FULL_WAIT"
+                ),
+            }),
+            other => Err(not_a_value("when_full", other, "RB_WHEN_FULL_WAIT or RB_WHEN_FULL_FAIL")),
+        }
     }
 }
 

@@ -73,7 +73,9 @@ fn lend(p: &mut rb_publisher, len: usize, slot: &mut *mut c_void) -> Result<rb_s
 /// publisher: a second one fails with `RB_ERR_INVALID_ARGUMENT`. A loan that would take
 /// the publisher's memory over the topic's `pool_bytes` fails with `RB_ERR_POOL_BUDGET`,
 /// one the shared-memory filesystem has no room for with `RB_ERR_NO_SPACE`; smaller loans
-/// may still succeed.
+/// may still succeed. Never blocks, unless the topic has a reliable subscriber that has not
+/// taken the message this loan would overwrite (it is `depth` messages behind): then the
+/// loan waits for it or fails with `RB_ERR_FULL`, as the publisher's `when_full` says.
 ///
 /// # Safety
 /// `publisher` is a live publisher; `data` is writable.
@@ -182,7 +184,8 @@ pub unsafe extern "C" fn rb_publisher_discard(publisher: *mut rb_publisher) -> r
     })
 }
 
-/// Publishes a copy of `len` bytes at `data` (one copy into shared memory).
+/// Publishes a copy of `len` bytes at `data` (one copy into shared memory). Its loan may
+/// wait for a reliable subscriber or fail with `RB_ERR_FULL`, as `rb_publisher_loan`'s.
 ///
 /// # Safety
 /// `publisher` is a live publisher; `data` is readable for `len` bytes (or `len` is 0).

@@ -4,7 +4,8 @@
 //! exchanging messages, worker processes sharing job tokens after a latch, processes
 //! waking each other through shared words by address alone, a wait set over every kind of
 //! source, an epoll loop sleeping on wait sets' fds, a topic's memory settings and typed
-//! arrays, and every error path with its status and message.
+//! arrays, reliable subscribers and what a publisher does when one is behind, and every
+//! error path with its status and message.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -205,6 +206,16 @@ fn c_memory_settings_pool_budget_and_typed_arrays() {
     // The C side checks the settings and their mismatches, the bytes a publisher holds,
     // RB_ERR_POOL_BUDGET and its message, and 1000 points of four floats read in place.
     assert_eq!(run(&exe, &["memory", root.path()]), "memory ok\n");
+}
+
+#[test]
+fn c_reliable_subscribers_and_when_full() {
+    let root = TestRoot::new("reliable");
+    let exe = compile(&crate_dir().join("tests/c/reliable.c"), "reliable");
+    // The C side checks RB_ERR_FULL and its message under RB_WHEN_FULL_FAIL, room after
+    // each take, every message in order with none lost, a bounded wait, a default publisher
+    // that goes on once the subscriber takes, and the bad option values.
+    assert_eq!(run(&exe, &["reliable", root.path()]), "reliable ok\n");
 }
 
 #[test]

@@ -15,11 +15,20 @@ pub(crate) const SLICE: Duration = Duration::from_millis(50);
 pub(crate) fn timeout(seconds: Option<f64>) -> Result<Option<Duration>> {
     match seconds {
         None => Ok(None),
-        Some(s) if s.is_nan() || s < 0.0 => Err(Error::InvalidArgument(format!(
-            "timeout must be a number of seconds >= 0, or None to wait forever (got {s})"
-        ))),
-        Some(s) if s.is_infinite() => Ok(None),
-        Some(s) => Duration::try_from_secs_f64(s).map(Some).or(Ok(None)),
+        Some(s) => limit(s).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "timeout must be a number of seconds >= 0, or None to wait forever (got {s})"
+            ))
+        }),
+    }
+}
+
+/// A number of seconds as the longest wait: `Some(None)` for forever (infinity, or more than
+/// a `Duration` holds), `None` for NaN or a negative number.
+pub(crate) fn limit(seconds: f64) -> Option<Option<Duration>> {
+    match seconds {
+        s if s.is_nan() || s < 0.0 => None,
+        s => Some(Duration::try_from_secs_f64(s).ok()),
     }
 }
 

@@ -16,6 +16,9 @@ use ringbus::{LoanError, OpenError, ReceiveError, SemaphoreFull, TakeError, Time
 pub(crate) enum Error {
     Open(OpenError),
     Loan(LoanError),
+    /// A loan waited for a reliable subscriber as long as the publisher's `when_full`
+    /// allows (the core's `LoanError::Full`, saying how long in all): a `Timeout`.
+    LoanTimeout(LoanError),
     Take(TakeError),
     Receive(ReceiveError),
     WaitSet(WaitSetError),
@@ -127,6 +130,7 @@ fn classify(e: &Error) -> (Class, String) {
         Error::Loan(LoanError::PoolBudget { .. }) => Class::LimitReached,
         Error::Loan(LoanError::Reserve { .. }) => Class::IoError,
         Error::Loan(LoanError::Full { .. }) => Class::LimitReached,
+        Error::LoanTimeout(_) => Class::Timeout,
         Error::Take(e) => take_class(e),
         Error::Receive(ReceiveError::Timeout) | Error::Timeout => Class::Timeout,
         Error::Receive(ReceiveError::PollingOnly) => Class::Unsupported,
@@ -143,7 +147,7 @@ fn classify(e: &Error) -> (Class, String) {
     };
     let message = match e {
         Error::Open(e) => e.to_string(),
-        Error::Loan(e) => e.to_string(),
+        Error::Loan(e) | Error::LoanTimeout(e) => e.to_string(),
         Error::Take(e) => e.to_string(),
         Error::Receive(e) => e.to_string(),
         Error::WaitSet(e) => e.to_string(),

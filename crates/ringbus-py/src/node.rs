@@ -1,11 +1,15 @@
 //! `Node` and `Topic`: joining the bus and describing a topic before opening it.
 
-use crate::errors::{closed, Result};
+use crate::blocking;
+use crate::errors::{closed, Error, Result};
 use crate::events::{Latch, Semaphore};
 use crate::handle::Handle;
 use crate::publisher::Publisher;
 use crate::subscriber::Subscriber;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyString};
+use ringbus::WhenFull;
 use std::path::PathBuf;
 
 /// Whether a subscriber sleeps in `receive()` and is woken by publishes (`ON_DATA`, the
@@ -59,10 +63,17 @@ impl Node {
     /// `False` reserves it as messages are lent, so a topic with a large
     /// `max_payload_bytes` costs only what is in flight. Default: `True` if
     /// `max_payload_bytes` ≤ 4096.
+    ///
+    /// Reliability: `reliable=True` (subscribers) makes a subscriber that loses nothing: no
+    /// publisher overwrites a message it has not taken (not with `keep_last`). `when_full`
+    /// (publishers) says what a publish does when a reliable subscriber is `depth` messages
+    /// behind: `None` (the default) waits as long as it takes, a number of seconds waits at
+    /// most that long and then raises `Timeout`, `"fail"` raises `LimitReached` at once.
+    /// Both belong to the subscriber or publisher, not to the topic.
     #[pyo3(signature = (
         name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
         max_held = None, chunks = None, max_payload_bytes = None, pool_bytes = None, preallocate = None,
-        keep_last = None, wake = Wake::OnData, direct_wakes = None,
+        keep_last = None, wake = Wake::OnData, direct_wakes = None, reliable = false, when_full = None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn topic(
@@ -80,7 +91,10 @@ impl Node {
         keep_last: Option<u32>,
         wake: Wake,
         direct_wakes: Option<u32>,
+        reliable: bool,
+        when_full: Option<&Bound<'_, PyAny>>,
     ) -> Result<Topic> {
+        let when_full = when_full_policy(when_full)?;
         use ringbus::TopicBuilder as B;
         let b = self.get()?.topic(name);
         let b = given(
@@ -102,7 +116,8 @@ impl Node {
             Wake::OnData => ringbus::Wake::OnData,
             Wake::Never => ringbus::Wake::Never,
         });
-        Ok(Topic { builder: b })
+        let b = if reliable { b.reliable() } else { b };
+        Ok(Topic { builder: b, when_full })
     }
 
     /// Opens the latch `name`, creating it (not set) if needed.
@@ -175,19 +190,46 @@ fn given<T, const N: usize>(b: ringbus::TopicBuilder, settings: [(Option<T>, Set
     })
 }
 
+/// `when_full=` as a policy: `"fail"`, a number of seconds >= 0, or `None` (as long as it
+/// takes).
+fn when_full_policy(value: Option<&Bound<'_, PyAny>>) -> Result<WhenFull> {
+    const ALLOWED: &str = "when_full must be \"fail\", a number of seconds >= 0, or None to wait as long as it takes";
+    let Some(value) = value.filter(|v| !v.is_none()) else {
+        return Ok(WhenFull::Wait(None));
+    };
+    if let Ok(text) = value.cast::<PyString>() {
+        return match &*text.to_cow()? {
+            "fail" => Ok(WhenFull::Fail),
+            other => Err(Error::InvalidArgument(format!("{ALLOWED} (got {other:?})"))),
+        };
+    }
+    let not_a_number = || {
+        let type_name = value.get_type().name().map_or_else(|_| "?".into(), |n| n.to_string());
+        Error::Py(PyTypeError::new_err(format!("{ALLOWED} (got a {type_name})")))
+    };
+    if value.is_instance_of::<PyBool>() {
+        return Err(not_a_number());
+    }
+    let seconds: f64 = value.extract().map_err(|_| not_a_number())?;
+    let limit = blocking::limit(seconds).ok_or_else(|| Error::InvalidArgument(format!("{ALLOWED} (got {seconds})")))?;
+    Ok(WhenFull::Wait(limit))
+}
+
 /// A topic's name and settings, from `Node.topic()`: open it with `publisher()` or
 /// `subscriber()`, as often as needed.
 #[pyclass(module = "ringbus._native", frozen)]
 pub(crate) struct Topic {
     builder: ringbus::TopicBuilder,
+    /// What its publishers do when a reliable subscriber is behind.
+    when_full: WhenFull,
 }
 
 #[pymethods]
 impl Topic {
     /// Joins the topic as a publisher (creating the topic if needed).
     fn publisher(&self, py: Python<'_>) -> Result<Publisher> {
-        let builder = self.builder.clone();
-        Ok(Publisher::new(py.detach(|| builder.publisher())?))
+        let builder = self.builder.clone().when_full(Publisher::core_policy(self.when_full));
+        Ok(Publisher::new(py.detach(|| builder.publisher())?, self.when_full))
     }
 
     /// Joins the topic as a subscriber (creating the topic if needed).

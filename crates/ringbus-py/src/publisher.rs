@@ -6,14 +6,16 @@
 //! it. One loan at a time per publisher, as in Rust.
 
 use crate::arrays::{self, Layout};
+use crate::blocking::{self, SLICE};
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use ringbus::DetachedLoan;
+use ringbus::{DetachedLoan, LoanError, WhenFull};
 use std::ffi::c_int;
+use std::time::Duration;
 
 /// The loan a publisher has out.
 struct Lent {
@@ -25,17 +27,72 @@ struct Lent {
 /// Publishes on one topic: `loan(size)` lends a chunk of shared memory to write in place
 /// (a writable buffer: `numpy.frombuffer(loan, dtype)[:] = data`), `loan.publish()` makes
 /// it visible to every subscriber in O(1) without copying it. `publish_copy(data)` does
-/// both for small messages. Publishing never blocks.
+/// both for small messages. Publishing never blocks, unless a reliable subscriber has not
+/// taken the message a loan would overwrite: then the loan waits (GIL released, Ctrl-C
+/// interrupts it) or raises, as the topic's `when_full` says. Use it from one thread at a
+/// time.
 #[pyclass(module = "ringbus._native")]
 pub(crate) struct Publisher {
     inner: Option<ringbus::Publisher>,
     lent: Option<Lent>,
     loans: u64,
+    /// What a loan does when a reliable subscriber is behind, as given to `Node.topic()`.
+    when_full: WhenFull,
+    /// Waits the core counted beyond the first of each loan (one per slice): `blocked` in
+    /// `stats()` counts loans.
+    extra_blocked: u64,
 }
 
 impl Publisher {
-    pub(crate) fn new(inner: ringbus::Publisher) -> Publisher {
-        Publisher { inner: Some(inner), lent: None, loans: 0 }
+    pub(crate) fn new(inner: ringbus::Publisher, when_full: WhenFull) -> Publisher {
+        Publisher { inner: Some(inner), lent: None, loans: 0, when_full, extra_blocked: 0 }
+    }
+
+    /// The policy the core publisher gets for `when_full`: a loan that may wait waits at
+    /// most one slice in the core, and [`Publisher::lend`] runs Python's signal handlers
+    /// between slices. A limit is cut into equal slices of at most [`SLICE`], so that
+    /// they add up to it.
+    pub(crate) fn core_policy(when_full: WhenFull) -> WhenFull {
+        let slice = |limit: Duration| {
+            let slices = limit.as_nanos().div_ceil(SLICE.as_nanos()).max(1);
+            u32::try_from(slices).map_or(SLICE, |n| limit / n)
+        };
+        match when_full {
+            WhenFull::Fail => WhenFull::Fail,
+            WhenFull::Wait(limit) => WhenFull::Wait(Some(limit.map_or(SLICE, slice))),
+        }
+    }
+
+    /// A loan of `size` bytes from the core. With `when_full="fail"` it never waits and keeps
+    /// the GIL; otherwise the GIL is released for it, in slices (see
+    /// [`Publisher::core_policy`]), and a wait that runs out is a `Timeout` saying how long
+    /// it waited in all. Whether the core will wait is known only once it has looked at the
+    /// reliable subscribers' read positions, so every loan that may wait releases the GIL.
+    fn lend(&mut self, py: Python<'_>, size: usize) -> Result<DetachedLoan> {
+        let when_full = self.when_full;
+        let publisher = self.live()?;
+        let WhenFull::Wait(limit) = when_full else {
+            return Ok(publisher.loan_detached(size)?);
+        };
+        let blocked = publisher.stats().blocked;
+        let (mut full, mut waited_ms) = (None, 0);
+        let lent = blocking::wait_in_slices(py, limit, |_| match publisher.loan_detached(size) {
+            Ok(loan) => Ok(Some(loan)),
+            Err(LoanError::Full { subscriber_slot, pid, depth, waited_ms: slice_ms }) => {
+                waited_ms += slice_ms;
+                full = Some((subscriber_slot, pid, depth));
+                Ok(None)
+            }
+            Err(e) => Err(e.into()),
+        });
+        let slices_waited = publisher.stats().blocked - blocked;
+        self.extra_blocked += slices_waited.saturating_sub(1);
+        match (lent, full) {
+            (Err(Error::Timeout), Some((subscriber_slot, pid, depth))) => {
+                Err(Error::LoanTimeout(LoanError::Full { subscriber_slot, pid, depth, waited_ms }))
+            }
+            (lent, _) => lent,
+        }
     }
 
     fn live(&mut self) -> Result<&mut ringbus::Publisher> {
@@ -75,7 +132,11 @@ impl Publisher {
 impl Publisher {
     /// Lends `size` bytes of shared memory to write the next message into, as a `Loan`
     /// (a writable buffer). The bytes may hold an older message of this publisher unless
-    /// `zeroed`. One loan at a time: publish or discard it before the next. Never blocks.
+    /// `zeroed`. One loan at a time: publish or discard it before the next. Never blocks,
+    /// unless a reliable subscriber is `depth` messages behind: then, as the topic's
+    /// `when_full` says, it waits (GIL released, Ctrl-C interrupts it) until that subscriber
+    /// takes a message, or raises `Timeout` once the seconds given have passed, or raises
+    /// `LimitReached` at once (`"fail"`). A dead subscriber holds nobody back.
     #[pyo3(signature = (size, *, zeroed = false))]
     fn loan(slf: Bound<'_, Self>, size: usize, zeroed: bool) -> Result<Loan> {
         let mut this = slf.try_borrow_mut().map_err(PyErr::from)?;
@@ -88,9 +149,8 @@ impl Publisher {
                     .into(),
             ));
         }
-        let publisher = this.live()?;
-        let mut loan = publisher.loan_detached(size)?;
-        let bytes = publisher.detached_bytes(&mut loan);
+        let mut loan = this.lend(slf.py(), size)?;
+        let bytes = this.live()?.detached_bytes(&mut loan);
         if zeroed {
             bytes.fill(0);
         }
@@ -120,8 +180,8 @@ impl Publisher {
     }
 
     /// Copies `data` (bytes, bytearray, memoryview, a C-contiguous numpy array: any
-    /// buffer) into a chunk and publishes it.
-    fn publish_copy(&mut self, data: &Bound<'_, PyAny>) -> Result<()> {
+    /// buffer) into a chunk and publishes it. Its loan waits or raises as `loan()`'s.
+    fn publish_copy(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> Result<()> {
         let buffer = PyUntypedBuffer::get(data)?;
         if !buffer.is_c_contiguous() {
             return Err(Error::InvalidArgument(
@@ -129,8 +189,8 @@ impl Publisher {
             ));
         }
         let len = buffer.len_bytes();
+        let mut loan = self.lend(py, len)?;
         let publisher = self.live()?;
-        let mut loan = publisher.loan_detached(len)?;
         let target = publisher.detached_bytes(&mut loan);
         // SAFETY: `buffer` keeps its exporter's `len` contiguous bytes at `buf_ptr` valid
         // until it is dropped; `target` is a chunk just claimed by this publisher, which no
@@ -141,7 +201,10 @@ impl Publisher {
     }
 
     /// Counters: `publishes`, `wake_syscalls` (publishes that woke a sleeper),
-    /// `wakes_skipped` (nobody slept: no system call) and `payload_bytes`.
+    /// `wakes_skipped` (nobody slept: no system call), `payload_bytes`, `blocked` (loans
+    /// that waited for a reliable subscriber) and `blocked_ns` (nanoseconds they waited, in
+    /// all). The shared counters `ringbus top` shows count a long wait once per slice of at
+    /// most 50 ms (the GIL is taken between slices).
     fn stats<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
         let s = self.peek_live()?.stats();
         let dict = PyDict::new(py);
@@ -150,6 +213,8 @@ impl Publisher {
             ("wake_syscalls", s.wake_syscalls),
             ("wakes_skipped", s.wakes_skipped),
             ("payload_bytes", s.payload_bytes),
+            ("blocked", s.blocked - self.extra_blocked),
+            ("blocked_ns", s.blocked_ns),
         ] {
             dict.set_item(key, value)?;
         }

@@ -20,6 +20,12 @@ BLOCKING_CALLS = {
     "Subscriber.receive": "node.topic('sigint/t').subscriber().receive()",
     "Latch.wait": "latch = node.latch('sigint/latch'); latch.unlink(); latch.wait()",
     "WaitSet.wait": "ws = ringbus.WaitSet(); ws.attach_interval(3600.0); ws.wait()",
+    # The fifth message would overwrite one the reliable subscriber has not taken.
+    "Publisher.publish_copy": (
+        "sub = node.topic('sigint/full', depth=4, reliable=True).subscriber(); "
+        "pub = node.topic('sigint/full').publisher(); "
+        "[pub.publish_copy(b'x') for _ in range(5)]"
+    ),
 }
 
 

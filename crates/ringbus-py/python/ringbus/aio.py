@@ -6,6 +6,22 @@ events, :class:`Receiver` (and :func:`receive`, :func:`samples`) a subscriber's 
 
     async for sample in ringbus.aio.samples(subscriber):
         frame = numpy.frombuffer(sample, dtype=numpy.uint8)
+
+Publishing needs no await: ``publish_copy`` and ``loan`` return at once — unless the topic
+has a reliable subscriber ``depth`` messages behind. The publisher then waits as its
+``when_full`` says, and that wait blocks the event loop: as long as it takes with the
+default (``None``), at most the seconds given with a number. In a coroutine, open the
+publisher with ``when_full="fail"`` and retry after an ``await`` on
+:class:`ringbus.LimitReached`, or publish from an executor thread
+(``await loop.run_in_executor(None, pub.publish_copy, data)``)::
+
+    pub = node.topic("commands", when_full="fail").publisher()
+    while True:
+        try:
+            pub.publish_copy(command)
+            break
+        except ringbus.LimitReached:  # a reliable subscriber has not caught up yet
+            await asyncio.sleep(0.001)
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ class Error(Exception):
 
 
 class Timeout(Error, TimeoutError):
-    """A wait (``receive``, ``Latch.wait``, ...) ended because its timeout passed."""
+    """A wait (``receive``, ``Latch.wait``, a publish held back by a reliable subscriber
+    with ``when_full`` in seconds, ...) ended because its timeout passed."""
 
 
 class Closed(Error, ValueError):
@@ -35,7 +36,9 @@ class Corrupted(Error):
 
 
 class LimitReached(Error):
-    """A limit was reached: subscribers or publishers per topic, held samples, chunks..."""
+    """A limit was reached: subscribers or publishers per topic, held samples, chunks, a
+    publisher's ``pool_bytes``, a reliable subscriber ``depth`` messages behind a publisher
+    opened with ``when_full="fail"``..."""
 
 
 class NoSpace(Error):
