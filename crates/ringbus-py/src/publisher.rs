@@ -38,14 +38,11 @@ pub(crate) struct Publisher {
     loans: u64,
     /// What a loan does when a reliable subscriber is behind, as given to `Node.topic()`.
     when_full: WhenFull,
-    /// Waits the core counted beyond the first of each loan (one per slice): `blocked` in
-    /// `stats()` counts loans.
-    extra_blocked: u64,
 }
 
 impl Publisher {
     pub(crate) fn new(inner: ringbus::Publisher, when_full: WhenFull) -> Publisher {
-        Publisher { inner: Some(inner), lent: None, loans: 0, when_full, extra_blocked: 0 }
+        Publisher { inner: Some(inner), lent: None, loans: 0, when_full }
     }
 
     /// The policy the core publisher gets for `when_full`: a loan that may wait waits at
@@ -63,18 +60,24 @@ impl Publisher {
         }
     }
 
-    /// A loan of `size` bytes from the core. With `when_full="fail"` it never waits and keeps
-    /// the GIL; otherwise the GIL is released for it, in slices (see
+    /// A loan of `size` bytes from the core. It is tried first without waiting, holding the
+    /// GIL (the common case: there is room); only when a reliable subscriber is behind and
+    /// `when_full` allows a wait is the GIL released for it, in slices (see
     /// [`Publisher::core_policy`]), and a wait that runs out is a `Timeout` saying how long
-    /// it waited in all. Whether the core will wait is known only once it has looked at the
-    /// reliable subscribers' read positions, so every loan that may wait releases the GIL.
+    /// it waited in all.
     fn lend(&mut self, py: Python<'_>, size: usize) -> Result<DetachedLoan> {
         let when_full = self.when_full;
         let publisher = self.live()?;
+        publisher.set_when_full(WhenFull::Fail);
+        let first = publisher.loan_detached(size);
         let WhenFull::Wait(limit) = when_full else {
-            return Ok(publisher.loan_detached(size)?);
+            return Ok(first?);
         };
-        let blocked = publisher.stats().blocked;
+        match first {
+            Err(LoanError::Full { .. }) => {}
+            other => return Ok(other?),
+        }
+        publisher.set_when_full(Self::core_policy(when_full));
         let (mut full, mut waited_ms) = (None, 0);
         let lent = blocking::wait_in_slices(py, limit, |_| match publisher.loan_detached(size) {
             Ok(loan) => Ok(Some(loan)),
@@ -85,8 +88,6 @@ impl Publisher {
             }
             Err(e) => Err(e.into()),
         });
-        let slices_waited = publisher.stats().blocked - blocked;
-        self.extra_blocked += slices_waited.saturating_sub(1);
         match (lent, full) {
             (Err(Error::Timeout), Some((subscriber_slot, pid, depth))) => {
                 Err(Error::LoanTimeout(LoanError::Full { subscriber_slot, pid, depth, waited_ms }))
@@ -213,7 +214,7 @@ impl Publisher {
             ("wake_syscalls", s.wake_syscalls),
             ("wakes_skipped", s.wakes_skipped),
             ("payload_bytes", s.payload_bytes),
-            ("blocked", s.blocked - self.extra_blocked),
+            ("blocked", s.blocked),
             ("blocked_ns", s.blocked_ns),
         ] {
             dict.set_item(key, value)?;

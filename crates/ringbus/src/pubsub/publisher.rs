@@ -62,6 +62,9 @@ pub struct Publisher {
     when_full: WhenFull,
     /// Loans lent and not yet published or given back (each will take the next position).
     lent: u64,
+    /// The position the last counted wait was for: a loan retried after a wait that gave
+    /// up (a binding waiting in slices) counts once.
+    blocked_at: Option<u64>,
     _node: Node,
 }
 
@@ -115,6 +118,7 @@ impl Publisher {
             room: Room::default(),
             when_full: builder.when_full.unwrap_or(WhenFull::Wait(None)),
             lent: 0,
+            blocked_at: None,
             _node: node,
         })
     }
@@ -197,7 +201,10 @@ impl Publisher {
             segment.room_doorbell().wait(PUBLISHER_WAITER, room, Some(left.min(LIVENESS_CHECK)));
         };
         if waited {
-            self.stats.blocked += 1;
+            if self.blocked_at != Some(position) {
+                self.blocked_at = Some(position);
+                self.stats.blocked += 1;
+            }
             self.stats.blocked_ns += crate::sys::clock::monotonic_ns() - start;
             self.topic.segment.publisher(self.slot).record_blocked(self.stats.blocked, self.stats.blocked_ns);
         }
@@ -389,6 +396,13 @@ impl Publisher {
     /// This publisher's counters.
     pub fn stats(&self) -> PublisherStats {
         self.stats
+    }
+
+    /// Changes what the next loans do when a reliable subscriber is `depth` behind (see
+    /// [`super::TopicBuilder::when_full`]). A binding can lend with [`WhenFull::Fail`]
+    /// first, holding its interpreter lock, and wait (releasing it) only when that fails.
+    pub fn set_when_full(&mut self, when_full: WhenFull) {
+        self.when_full = when_full;
     }
 
     /// Who this publisher is, as its subscribers see it in [`Sample::publisher`]: lets a
