@@ -2,13 +2,20 @@
 //!
 //! A [`Bridge`] is one ringbus node and one Zenoh session (peer mode). For each
 //! [`Mapping`]:
-//! - **out** (ringbus → Zenoh): a ringbus subscriber (`Wake::OnData`) on the topic, whose
-//!   samples a thread puts on the key expression with `CongestionControl::Block` (a slow
-//!   network holds the bridge back rather than dropping what it was given; the topic's
-//!   `KeepLast` depth then bounds what the bridge can fall behind, and what it loses is
-//!   counted);
+//! - **out** (ringbus → Zenoh): a *reliable* ringbus subscriber (`Wake::OnData`) on the
+//!   topic, whose samples a thread puts on the key expression with
+//!   `CongestionControl::Block`. Nothing is lost on the way: a slow network holds the bridge
+//!   back rather than dropping what it was given, and a bridge that falls the topic's depth
+//!   behind holds the topic's publishers back (each waits or fails as its `when_full`
+//!   says) rather than being lapped. It holds them back only while it lives: stopping or
+//!   killing the bridge releases them. With [`BridgeConfig::lossy_out`] the subscriber is
+//!   lossy instead: publishers never wait for the bridge, and what it falls behind is lost
+//!   and counted;
 //! - **in** (Zenoh → ringbus): a Zenoh subscriber on the key expression whose callback
-//!   publishes each payload on the topic with `publish_copy`.
+//!   publishes each payload on the topic with `publish_copy`. When a reliable subscriber
+//!   here has not taken the topic's last depth messages, the callback waits for it at most
+//!   [`BridgeConfig::incoming_wait`] (meanwhile Zenoh holds back that peer's puts), then
+//!   drops the message and counts it (`full`).
 //!
 //! **No echo.** The Zenoh publisher reaches only remote subscribers and the Zenoh
 //! subscriber hears only remote publishers (`Locality::Remote`), so a bridge never hears
@@ -20,22 +27,25 @@
 //! Payloads cross the network as bytes: one copy out of shared memory on the way out, one
 //! into a chunk on the way in. Zenoh's own shared-memory transport is not used.
 
+mod incoming;
 mod mapping;
+mod outgoing;
 
 pub use mapping::{default_key_expr, Counters, Direction, Mapping};
 
-use ringbus::{LoanError, Node, Publisher, PublisherId, ReceiveError, Subscriber};
+use ringbus::{Node, Publisher, Subscriber, WhenFull};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-use zenoh::qos::CongestionControl;
-use zenoh::sample::{Locality, SampleKind};
 use zenoh::Wait;
 
-/// How long an outgoing thread waits for a message before it looks at the stop flag.
-const STOP_POLL: Duration = Duration::from_millis(100);
+/// How long a message from Zenoh waits, by default, for a reliable subscriber here to make
+/// room ([`BridgeConfig::incoming_wait`]): enough for a subscriber that reads on a timer or
+/// is busy for a moment, and well under the 5 s after which a Zenoh peer whose puts stay
+/// blocked closes the link (Zenoh's default).
+pub const DEFAULT_INCOMING_WAIT: Duration = Duration::from_secs(1);
 
 /// Why a bridge could not start.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +71,7 @@ pub enum BridgeError {
 }
 
 /// What a bridge carries and how it reaches the others.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct BridgeConfig {
     /// The ringbus root (`None`: `RINGBUS_ROOT`, else the per-user default).
     pub root: Option<PathBuf>,
@@ -76,6 +86,35 @@ pub struct BridgeConfig {
     /// created so, an existing one with another limit is an error naming both (`None`:
     /// what the topic has, or ringbus's default of 4096 bytes for one the bridge creates).
     pub max_payload_bytes: Option<u64>,
+    /// Log entries per publisher of the bridged topics (a power of two): a topic the
+    /// bridge creates is created so, an existing one with another depth is an error naming
+    /// both (`None`: what the topic has, or ringbus's default of 16 for one the bridge
+    /// creates). A deeper topic absorbs a longer burst before anyone waits or loses.
+    pub depth: Option<u32>,
+    /// How long a message from Zenoh waits for room when a reliable subscriber here has not
+    /// taken the topic's last depth messages; then it is dropped and counted (`full`).
+    /// Zero: dropped at once. Zenoh delivers nothing more from that peer meanwhile.
+    pub incoming_wait: Duration,
+    /// The bridge's subscribers (out) are lossy: publishers here never wait for the
+    /// bridge, and what it falls more than the topic's depth behind is lost and counted
+    /// (`lost`). For streams where only the newest message matters.
+    pub lossy_out: bool,
+}
+
+impl Default for BridgeConfig {
+    fn default() -> BridgeConfig {
+        BridgeConfig {
+            root: None,
+            mappings: Vec::new(),
+            listen: Vec::new(),
+            connect: Vec::new(),
+            multicast_scouting: false,
+            max_payload_bytes: None,
+            depth: None,
+            incoming_wait: DEFAULT_INCOMING_WAIT,
+            lossy_out: false,
+        }
+    }
 }
 
 /// A running bridge. [`Bridge::stop`] (or dropping it) ends it.
@@ -118,6 +157,26 @@ impl BridgeConfig {
         }
         Ok(config)
     }
+
+    /// What the bridge's publishers (in) do when a reliable subscriber leaves no room.
+    pub fn when_full(&self) -> WhenFull {
+        match self.incoming_wait {
+            Duration::ZERO => WhenFull::Fail,
+            wait => WhenFull::Wait(Some(wait)),
+        }
+    }
+
+    /// Opens `topic` with the settings given for every bridged topic.
+    fn topic(&self, node: &Node, topic: &str) -> ringbus::TopicBuilder {
+        let mut builder = node.topic(topic);
+        if let Some(n) = self.max_payload_bytes {
+            builder = builder.max_payload_bytes(n);
+        }
+        if let Some(n) = self.depth {
+            builder = builder.depth(n);
+        }
+        builder
+    }
 }
 
 impl Bridge {
@@ -141,12 +200,13 @@ impl Bridge {
         let mut ends = Vec::new();
         for m in &config.mappings {
             let topic_error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
-            let topic = || match config.max_payload_bytes {
-                Some(n) => node.topic(&m.topic).max_payload_bytes(n),
-                None => node.topic(&m.topic),
-            };
-            let publisher = m.direction.incoming().then(|| topic().publisher()).transpose();
-            let subscriber = m.direction.outgoing().then(|| topic().subscriber()).transpose();
+            let topic = || config.topic(&node, &m.topic);
+            let publisher = m.direction.incoming().then(|| topic().when_full(config.when_full()).publisher());
+            let subscriber = m.direction.outgoing().then(|| match config.lossy_out {
+                true => topic().subscriber(),
+                false => topic().reliable().subscriber(),
+            });
+            let (publisher, subscriber) = (publisher.transpose(), subscriber.transpose());
             ends.push((m, publisher.map_err(topic_error)?, subscriber.map_err(topic_error)?));
         }
         let session = zenoh::open(zenoh_config).wait().map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?;
@@ -173,53 +233,15 @@ impl Bridge {
         let counters = Arc::new(Counters::default());
         let own = publisher.as_ref().map(Publisher::id);
         if let Some(publisher) = publisher {
-            self.incoming.push(self.declare_incoming(m, publisher, counters.clone())?);
+            let subscriber = incoming::declare(&self.session, m.key_expr.clone(), publisher, counters.clone());
+            self.incoming.push(subscriber.map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?);
         }
         if let Some(subscriber) = subscriber {
-            let publisher = self
-                .session
-                .declare_publisher(m.key_expr.clone())
-                .congestion_control(CongestionControl::Block)
-                .allowed_destination(Locality::Remote)
-                .wait()
-                .map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?;
-            let (counters, stop) = (counters.clone(), self.stop.clone());
-            let name = format!("bridge {}", m.topic);
-            let thread = std::thread::Builder::new()
-                .name(name)
-                .spawn(move || forward_out(subscriber, publisher, own, &counters, &stop))
-                .map_err(|e| BridgeError::Zenoh(format!("cannot start a thread: {e}")))?;
-            self.outgoing.push(thread);
+            let ends = outgoing::Ends { subscriber, own, counters: counters.clone(), stop: self.stop.clone() };
+            self.outgoing.push(outgoing::start(&self.session, m, ends)?);
         }
         self.counters.push((m.clone(), counters));
         Ok(())
-    }
-
-    fn declare_incoming(
-        &self,
-        m: &Mapping,
-        publisher: Publisher,
-        counters: Arc<Counters>,
-    ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
-        let publisher = Mutex::new(publisher);
-        self.session
-            .declare_subscriber(m.key_expr.clone())
-            .callback(move |sample| {
-                if sample.kind() != SampleKind::Put {
-                    return;
-                }
-                let bytes = sample.payload().to_bytes();
-                let mut publisher = publisher.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                let counter = match publisher.publish_copy(&bytes) {
-                    Ok(()) => &counters.from_zenoh,
-                    Err(LoanError::TooLarge { .. }) => &counters.too_large,
-                    Err(_) => &counters.errors,
-                };
-                Counters::add(counter, 1);
-            })
-            .allowed_origin(Locality::Remote)
-            .wait()
-            .map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))
     }
 
     /// Every mapping with its counters.
@@ -227,13 +249,17 @@ impl Bridge {
         &self.counters
     }
 
-    /// Stops every mapping: outgoing threads end within 100 ms (`STOP_POLL`), incoming
-    /// subscribers are undeclared.
+    /// Stops every mapping. Outgoing threads end within 100 ms, or once the put they are in
+    /// returns (Zenoh gives up on a peer that takes nothing for 5 s), dropping their
+    /// subscribers: publishers here no longer wait for them. Then incoming subscribers are
+    /// undeclared (a callback waiting for room ends within the incoming wait).
     pub fn stop(mut self) {
         self.shut_down();
     }
 
     fn shut_down(&mut self) {
+        // Outgoing first: the bridge's own incoming publishers may be waiting for its
+        // reliable subscribers.
         self.stop.store(true, Ordering::Relaxed);
         for thread in self.outgoing.drain(..) {
             let _ = thread.join();
@@ -247,38 +273,5 @@ impl Bridge {
 impl Drop for Bridge {
     fn drop(&mut self) {
         self.shut_down();
-    }
-}
-
-/// The outgoing loop of one mapping: every sample not published by the bridge itself goes
-/// to Zenoh, until `stop`.
-fn forward_out(
-    mut subscriber: Subscriber,
-    publisher: zenoh::pubsub::Publisher<'static>,
-    own: Option<PublisherId>,
-    counters: &Counters,
-    stop: &AtomicBool,
-) {
-    let mut lost_seen = 0;
-    while !stop.load(Ordering::Relaxed) {
-        match subscriber.receive(Some(STOP_POLL)) {
-            Ok(sample) if Some(sample.publisher()) == own => Counters::add(&counters.own_skipped, 1),
-            Ok(sample) => {
-                let counter = match publisher.put(sample.to_vec()).wait() {
-                    Ok(()) => &counters.to_zenoh,
-                    Err(_) => &counters.errors,
-                };
-                Counters::add(counter, 1);
-            }
-            Err(ReceiveError::Timeout) => {}
-            Err(_) => {
-                // A corrupted or vanished peer: counted, and no busy loop while it lasts.
-                Counters::add(&counters.errors, 1);
-                std::thread::sleep(STOP_POLL);
-            }
-        }
-        let lost = subscriber.lost();
-        Counters::add(&counters.lost, lost - lost_seen);
-        lost_seen = lost;
     }
 }

@@ -3,27 +3,39 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use ringbus_zenoh::{Bridge, BridgeConfig, BridgeError, Direction, Mapping};
+use ringbus_zenoh::{Bridge, BridgeConfig, BridgeError, Direction, Mapping, DEFAULT_INCOMING_WAIT};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 const AFTER_HELP: &str = "\
 Each TOPIC travels as the Zenoh key expression ringbus/TOPIC unless TOPIC=KEY_EXPR names
 another. Two bridges that map the same topic both ways deliver every message once to each
 side: a bridge never sends back what it received, and never hears its own puts.
 
-A message from Zenoh larger than its topic's max_payload_bytes is dropped and counted
-(too_large): give --max-payload-bytes where the topics carry large messages.
+Nothing is lost on the way out: the bridge reads each --out topic as a reliable subscriber,
+so when it falls the topic's depth behind (a slow network, a burst), the topic's publishers
+here wait for it, or fail, as their when_full says. Only while it runs: stopping or killing
+the bridge releases them. --lossy-out turns this off.
+
+On the way in, a message from Zenoh waits up to --in-wait-ms for a reliable subscriber here
+that has not taken the topic's last depth messages (meanwhile Zenoh delivers nothing more
+from that peer and holds its puts back), then is dropped and counted (full). A deeper topic
+(--depth) absorbs a longer burst without waiting. A message larger than its topic's
+max_payload_bytes is dropped and counted (too_large): give --max-payload-bytes where the
+topics carry large messages.
 
 On exit (Ctrl-C or SIGTERM) each mapping prints its counters: to_zenoh, from_zenoh,
 own_skipped (its own messages seen on the topic and not sent back), too_large (from Zenoh,
-over the topic's max_payload_bytes), lost (it fell more than the topic's depth behind),
-errors. Exit codes: 0 stopped, 1 error, 2 bad usage.
+over the topic's max_payload_bytes), full (from Zenoh, no room within --in-wait-ms), lost
+(with --lossy-out: it fell more than the topic's depth behind), errors. Exit codes:
+0 stopped, 1 error, 2 bad usage.
 
 Examples:
   ringbus-bridge --both camera/front --listen tcp/0.0.0.0:7447
   ringbus-bridge --both camera/front --connect tcp/192.168.1.20:7447
-  ringbus-bridge --out imu=robot1/imu --in cmd=robot1/cmd --no-multicast --connect tcp/10.0.0.2:7447";
+  ringbus-bridge --out imu=robot1/imu --in cmd=robot1/cmd --no-multicast --connect tcp/10.0.0.2:7447
+  ringbus-bridge --in cmd --depth 256 --in-wait-ms 200 --listen tcp/0.0.0.0:7447";
 
 /// Carries ringbus topics to other machines through Eclipse Zenoh (peer mode), and back.
 #[derive(Debug, Parser)]
@@ -59,6 +71,23 @@ struct Args {
     #[arg(long, value_name = "BYTES")]
     max_payload_bytes: Option<u64>,
 
+    /// Messages each publisher of the bridged topics keeps (a power of two, 1 to 65536): topics
+    /// the bridge creates get this depth; an existing topic with another is an error [default:
+    /// the topic's own, or 16 for one the bridge creates]. Example: --depth 256
+    #[arg(long, value_name = "N")]
+    depth: Option<u32>,
+
+    /// How long a message from Zenoh waits for a reliable subscriber here to make room before
+    /// it is dropped (counted as full); 0 drops it at once. Example: --in-wait-ms 200
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_INCOMING_WAIT.as_millis() as u64)]
+    in_wait_ms: u64,
+
+    /// Read --out topics as a lossy subscriber: publishers here never wait for the bridge, and
+    /// what it falls more than the topic's depth behind is lost (counted). For streams where
+    /// only the newest message matters
+    #[arg(long)]
+    lossy_out: bool,
+
     /// The ringbus root directory [default: $RINGBUS_ROOT, else /dev/shm/ringbus-$UID]
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -80,6 +109,9 @@ impl Args {
             connect: self.connect.clone(),
             multicast_scouting: !self.no_multicast,
             max_payload_bytes: self.max_payload_bytes,
+            depth: self.depth,
+            incoming_wait: Duration::from_millis(self.in_wait_ms),
+            lossy_out: self.lossy_out,
         })
     }
 }

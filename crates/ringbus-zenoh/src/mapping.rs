@@ -82,7 +82,11 @@ pub struct Counters {
     pub own_skipped: AtomicU64,
     /// Messages from Zenoh larger than the topic's `max_payload_bytes`, not published.
     pub too_large: AtomicU64,
-    /// Messages the ringbus subscriber lost (it fell more than the topic's depth behind).
+    /// Messages from Zenoh not published because a reliable subscriber here left no room
+    /// (it had not taken the topic's last depth messages) within the incoming wait.
+    pub full: AtomicU64,
+    /// Messages the ringbus subscriber lost: it fell more than the topic's depth behind
+    /// (a lossy subscriber), or a publisher it had not drained was replaced.
     pub lost: AtomicU64,
     /// Failed operations (a full chunk pool, a corrupted peer, a Zenoh error), each skipped.
     pub errors: AtomicU64,
@@ -97,11 +101,12 @@ impl Counters {
     pub fn line(&self) -> String {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         format!(
-            "to_zenoh={} from_zenoh={} own_skipped={} too_large={} lost={} errors={}",
+            "to_zenoh={} from_zenoh={} own_skipped={} too_large={} full={} lost={} errors={}",
             get(&self.to_zenoh),
             get(&self.from_zenoh),
             get(&self.own_skipped),
             get(&self.too_large),
+            get(&self.full),
             get(&self.lost),
             get(&self.errors)
         )
