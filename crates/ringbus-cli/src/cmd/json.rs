@@ -128,6 +128,6 @@ fn top_subscriber(s: &SubscriberRow) -> Value {
     json!({
         "slot": s.slot, "node_id": format!("{:016x}", s.node_id), "pid": s.pid, "wake": wake_name(s.wake),
         "taken_per_s": s.taken_per_s, "lag": s.lag, "lost": s.lost, "lost_per_s": s.lost_per_s,
-        "held": s.held, "asleep": s.asleep, "alive": s.alive,
+        "held": s.held, "asleep": s.asleep, "reliable": s.reliable, "alive": s.alive,
     })
 }

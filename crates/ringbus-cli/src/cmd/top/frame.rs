@@ -150,6 +150,7 @@ fn table(view: &View) -> Vec<Line> {
         mark("lost/s", key == SortKey::Lost),
         "held".into(),
         "asleep".into(),
+        "reliable".into(),
         "state".into(),
     ];
     let mut topics = Table::new(&topic_titles.iter().map(String::as_str).collect::<Vec<_>>());
@@ -177,6 +178,7 @@ fn table(view: &View) -> Vec<Line> {
                 per_s(view, s.lost_per_s, rate),
                 s.held.to_string(),
                 yes_no(s.asleep).into(),
+                yes_no(s.reliable).into(),
                 if s.alive { "alive".into() } else { DEAD.into() },
             ]);
         }
@@ -238,6 +240,7 @@ mod tests {
             lost_per_s,
             held: 0,
             asleep: false,
+            reliable: false,
             alive,
         };
         let topic = |name: &str, subscriber_rows: Vec<SubscriberRow>| TopicRow {

@@ -47,6 +47,8 @@ pub struct SubscriberRow {
     pub lost_per_s: f64,
     pub held: u32,
     pub asleep: bool,
+    /// Publishers wait for it instead of overwriting what it has not taken.
+    pub reliable: bool,
     pub alive: bool,
 }
 
@@ -154,6 +156,7 @@ pub fn diff(before: &[TopicInfo], after: &[TopicInfo], elapsed: Duration) -> Vec
                         lost_per_s: per_s(growth(lost, s.lost)),
                         held: s.held,
                         asleep: s.asleep,
+                        reliable: s.reliable,
                         alive: s.alive,
                     }
                 })
