@@ -38,11 +38,14 @@ pub(crate) struct Publisher {
     loans: u64,
     /// What a loan does when a reliable subscriber is behind, as given to `Node.topic()`.
     when_full: WhenFull,
+    /// Waits the core counted beyond the first of each loan (it counts one per slice):
+    /// `blocked` in `stats()` counts loans.
+    extra_blocked: u64,
 }
 
 impl Publisher {
     pub(crate) fn new(inner: ringbus::Publisher, when_full: WhenFull) -> Publisher {
-        Publisher { inner: Some(inner), lent: None, loans: 0, when_full }
+        Publisher { inner: Some(inner), lent: None, loans: 0, when_full, extra_blocked: 0 }
     }
 
     /// The policy the core publisher gets for `when_full`: a loan that may wait waits at
@@ -78,6 +81,7 @@ impl Publisher {
             other => return Ok(other?),
         }
         publisher.set_when_full(Self::core_policy(when_full));
+        let blocked = publisher.stats().blocked;
         let (mut full, mut waited_ms) = (None, 0);
         let lent = blocking::wait_in_slices(py, limit, |_| match publisher.loan_detached(size) {
             Ok(loan) => Ok(Some(loan)),
@@ -88,6 +92,8 @@ impl Publisher {
             }
             Err(e) => Err(e.into()),
         });
+        let slices_waited = publisher.stats().blocked - blocked;
+        self.extra_blocked += slices_waited.saturating_sub(1);
         match (lent, full) {
             (Err(Error::Timeout), Some((subscriber_slot, pid, depth))) => {
                 Err(Error::LoanTimeout(LoanError::Full { subscriber_slot, pid, depth, waited_ms }))
@@ -214,7 +220,7 @@ impl Publisher {
             ("wake_syscalls", s.wake_syscalls),
             ("wakes_skipped", s.wakes_skipped),
             ("payload_bytes", s.payload_bytes),
-            ("blocked", s.blocked),
+            ("blocked", s.blocked - self.extra_blocked),
             ("blocked_ns", s.blocked_ns),
         ] {
             dict.set_item(key, value)?;

@@ -62,9 +62,6 @@ pub struct Publisher {
     when_full: WhenFull,
     /// Loans lent and not yet published or given back (each will take the next position).
     lent: u64,
-    /// The position the last counted wait was for: a loan retried after a wait that gave
-    /// up (a binding waiting in slices) counts once.
-    blocked_at: Option<u64>,
     _node: Node,
 }
 
@@ -118,7 +115,6 @@ impl Publisher {
             room: Room::default(),
             when_full: builder.when_full.unwrap_or(WhenFull::Wait(None)),
             lent: 0,
-            blocked_at: None,
             _node: node,
         })
     }
@@ -180,6 +176,9 @@ impl Publisher {
                 self.reclaim_dead_subscribers();
                 continue;
             }
+            // A loan that may wait counts as one that waited from here, even when its time
+            // runs out before it sleeps.
+            waited |= !matches!(self.when_full, WhenFull::Fail | WhenFull::Wait(Some(Duration::ZERO)));
             let elapsed = Duration::from_nanos(crate::sys::clock::monotonic_ns() - start);
             let left = match self.when_full {
                 WhenFull::Fail => None,
@@ -195,16 +194,12 @@ impl Publisher {
                     waited_ms: elapsed.as_millis() as u64,
                 });
             };
-            waited = true;
             let (topic, segment, next) = (&self.topic, &self.segment, self.next);
             let room = || super::backpressure::room_until(topic, segment, next).0 > position;
             segment.room_doorbell().wait(PUBLISHER_WAITER, room, Some(left.min(LIVENESS_CHECK)));
         };
         if waited {
-            if self.blocked_at != Some(position) {
-                self.blocked_at = Some(position);
-                self.stats.blocked += 1;
-            }
+            self.stats.blocked += 1;
             self.stats.blocked_ns += crate::sys::clock::monotonic_ns() - start;
             self.topic.segment.publisher(self.slot).record_blocked(self.stats.blocked, self.stats.blocked_ns);
         }
