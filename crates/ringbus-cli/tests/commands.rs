@@ -224,6 +224,25 @@ fn a_burst_from_pub_reaches_a_reliable_echo_whole() {
 }
 
 #[test]
+fn extreme_numbers_are_refused_with_exit_2_never_a_panic() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    for args in [
+        &["pub", "t", "x", "--rate", "1e-300"][..],
+        &["pub", "t", "x", "--rate", "1e-19"],
+        &["pub", "t", "x", "--rate", "inf"],
+        &["pub", "t", "x", "--timeout", "1e19"],
+        &["pub", "t", "x", "--timeout", "1e300"],
+        &["echo", "t", "--timeout", "nan"],
+        &["hz", "t", "--every", "1e300"],
+        &["hz", "t", "--timeout=-1"],
+    ] {
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("invalid value") && !run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+    }
+}
+
+#[test]
 fn hz_reports_the_rate_of_a_live_publisher() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
     let publisher = Background::start(&["pub", "tick", "x", "--rate", "200"], root.path(), &scratch, "pub");

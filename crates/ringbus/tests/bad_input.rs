@@ -159,3 +159,25 @@ fn a_full_tmpfs_is_a_typed_error_and_leaves_nothing_half_created() {
     let mut small = node.topic("small").max_payload_bytes(64).publisher().unwrap();
     small.publish_copy(b"still works").unwrap();
 }
+
+/// A publisher segment that claims `u64::MAX` messages: the subscriber's counts saturate
+/// and it keeps going (typed errors for that publisher), never a panic or an overflow.
+#[test]
+fn a_published_count_of_u64_max_never_overflows_a_subscribers_counts() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("huge").publisher().unwrap();
+    let mut subscriber = node.topic("huge").subscriber().unwrap();
+    publisher.publish_copy(b"one").unwrap();
+    assert_eq!(&*subscriber.take().unwrap().unwrap(), b"one");
+    let segment = root.file_path("pub.huge");
+    poke(&segment, 192, &u64::MAX.to_le_bytes()); // the published count
+    for _ in 0..3 {
+        let _ = subscriber.take(); // Corrupted or nothing: either way no panic
+    }
+    assert!(subscriber.lost() > 0);
+    let _ = subscriber.take_latest();
+    poke(&segment, 192, &u64::MAX.to_le_bytes());
+    let _ = subscriber.take();
+    assert!(subscriber.lost() >= u64::MAX / 2, "saturated, not wrapped: {}", subscriber.lost());
+}

@@ -2,7 +2,7 @@
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
 use super::output::{print_json, rate, Failure, JsonFlag};
-use super::session::{positive, Session, TimeoutArg};
+use super::session::{seconds, Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
 use std::collections::VecDeque;
@@ -20,7 +20,7 @@ pub struct HzArgs {
     #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     window: u64,
     /// Seconds between reports.
-    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = positive)]
+    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = seconds)]
     every: f64,
     /// Stop after this many messages and print one final report.
     #[arg(long, short = 'n')]

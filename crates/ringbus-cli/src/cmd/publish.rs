@@ -1,7 +1,7 @@
 //! `ringbus pub TOPIC [DATA]`: publish a message once, a number of times, or at a rate.
 
 use super::output::Failure;
-use super::session::{positive, Session, TimeoutArg};
+use super::session::{hertz, Session, TimeoutArg};
 use anyhow::Context;
 use ringbus::inspect;
 use std::io::Read;
@@ -32,7 +32,7 @@ pub struct PubArgs {
     #[arg(long)]
     hex: bool,
     /// Publish this many times per second (default: as one burst).
-    #[arg(long, value_name = "HZ", value_parser = positive)]
+    #[arg(long, value_name = "HZ", value_parser = hertz)]
     rate: Option<f64>,
     /// How many messages (default: 1, or until Ctrl-C with --rate).
     #[arg(long, short = 'n')]

@@ -143,7 +143,9 @@ impl Subscriber {
                 continue;
             }
             if let Some(old) = cursor.view.take() {
-                self.lost += old.published().saturating_sub(cursor.next);
+                // Saturating, like every count made of a peer's values: a bad publisher can
+                // claim any position.
+                self.lost = self.lost.saturating_add(old.published().saturating_sub(cursor.next));
             }
             if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
                 let published = view.published();
@@ -199,32 +201,32 @@ impl Subscriber {
                 return Ok(None);
             }
             if backlog > self.keep_last {
-                self.lost += backlog - self.keep_last;
+                self.lost = self.lost.saturating_add(backlog - self.keep_last);
                 cursor.next = published - self.keep_last;
             }
             let position = cursor.next;
             let record = match view.segment.entry(crate::ring::index(position, depth)).read(position) {
                 EntryRead::Ready(record) => record,
                 EntryRead::Overwritten => {
-                    self.lost += 1;
+                    self.lost = self.lost.saturating_add(1);
                     cursor.next += 1;
                     continue;
                 }
                 EntryRead::Behind { sequence } => {
-                    self.lost += 1;
+                    self.lost = self.lost.saturating_add(1);
                     cursor.next += 1;
                     let corruption = Corruption { what: "log entry sequence", found: sequence, limit: position + 1 };
                     return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
                 }
             };
             if let Err(e) = view.validate(&record) {
-                self.lost += 1;
+                self.lost = self.lost.saturating_add(1);
                 cursor.next += 1;
                 return Err(e);
             }
             match view.pin(position, record)? {
                 None => {
-                    self.lost += 1;
+                    self.lost = self.lost.saturating_add(1);
                     cursor.next += 1;
                 }
                 Some(sample) => {
@@ -239,7 +241,7 @@ impl Subscriber {
     }
 
     fn moved_past(&self) -> u64 {
-        self.taken + self.lost + self.skipped
+        self.taken.saturating_add(self.lost).saturating_add(self.skipped)
     }
 
     /// A look that started at wake word `word` found nothing new: everything published
@@ -332,7 +334,7 @@ impl Subscriber {
             if published <= cursor.next {
                 continue;
             }
-            self.skipped += published - 1 - cursor.next;
+            self.skipped = self.skipped.saturating_add(published - 1 - cursor.next);
             cursor.next = published - 1;
             let Some(sample) = self.read_from(slot, true)? else {
                 continue;
