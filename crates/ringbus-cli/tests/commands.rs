@@ -272,7 +272,7 @@ fn exit_codes_say_what_happened() {
     assert_eq!(usage.status.code(), Some(2));
     let bad_rate = ringbus(&["pub", "t", "x", "--rate", "0"], Some(root.path()), &scratch, LIMIT);
     assert_eq!(bad_rate.status.code(), Some(2));
-    assert!(bad_rate.stderr.contains("not a positive number"), "{}", bad_rate.stderr);
+    assert!(bad_rate.stderr.contains("is not a rate from"), "{}", bad_rate.stderr);
     // Nothing ever ran under a root that does not exist: empty listings, not an error,
     // and the root is not created by looking.
     let nowhere = root.path().join("never-created");
