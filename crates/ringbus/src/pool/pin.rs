@@ -25,7 +25,9 @@ pub(crate) struct ChunkWords<'a> {
     pub holders: &'a [AtomicU64],
 }
 
-fn split(holder: u32) -> (usize, u64) {
+/// The word and the bit of subscriber slot `holder` in a set of one bit per slot (holder
+/// bits here; the topic's reliable set too).
+pub(crate) fn split(holder: u32) -> (usize, u64) {
     ((holder / 64) as usize, 1u64 << (holder % 64))
 }
 

@@ -334,7 +334,7 @@ impl ReliableSet<'_> {
 
     /// Adds `slot` (its owner, after writing its read positions).
     pub(crate) fn insert(&self, slot: u32) {
-        let (word, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+        let (word, bit) = crate::pool::pin::split(slot);
         if self.bits[word].fetch_or(bit, Ordering::Release) & bit == 0 {
             self.count.fetch_add(1, Ordering::Release);
         }
@@ -342,7 +342,7 @@ impl ReliableSet<'_> {
 
     /// Removes `slot` (its owner leaving, or a reclaimer under the slot's lock).
     pub(crate) fn remove(&self, slot: u32) {
-        let (word, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+        let (word, bit) = crate::pool::pin::split(slot);
         if self.bits[word].fetch_and(!bit, Ordering::AcqRel) & bit != 0 {
             self.count.fetch_sub(1, Ordering::AcqRel);
         }
