@@ -1,7 +1,7 @@
 //! `ringbus echo TOPIC`: print the messages of a topic as they arrive.
 
 use super::output::{Failure, JsonFlag};
-use super::session::{Session, TimeoutArg};
+use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::{ReceiveError, Sample};
 use serde_json::json;
 
@@ -52,6 +52,7 @@ impl EchoArgs {
             return Ok(());
         };
         let mut printed = 0u64;
+        let mut link_errors = LinkErrors::default();
         while self.count.is_none_or(|c| printed < c) {
             if session.interrupted() {
                 return Ok(());
@@ -65,7 +66,10 @@ impl EchoArgs {
             let sample = match subscriber.receive(Some(session.slice())) {
                 Ok(s) => s,
                 Err(ReceiveError::Timeout) => continue,
-                Err(e) => return Err(e.into()),
+                Err(e) => {
+                    link_errors.survive(e)?;
+                    continue;
+                }
             };
             let sample = if self.latest { newest(&mut subscriber, sample)? } else { sample };
             self.print(&sample);

@@ -2,7 +2,7 @@
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
 use super::output::{print_json, rate, Failure, JsonFlag};
-use super::session::{seconds, Session, TimeoutArg};
+use super::session::{seconds, LinkErrors, Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
 use std::collections::VecDeque;
@@ -69,6 +69,7 @@ impl HzArgs {
         };
         let mut stamps = VecDeque::with_capacity(self.window as usize);
         let mut messages = 0u64;
+        let mut link_errors = LinkErrors::default();
         let every = Duration::from_secs_f64(self.every);
         let mut next_report = Instant::now() + every;
         loop {
@@ -90,7 +91,7 @@ impl HzArgs {
                     messages += 1;
                 }
                 Err(ReceiveError::Timeout) => {}
-                Err(e) => return Err(e.into()),
+                Err(e) => link_errors.survive(e)?,
             }
             if self.count.is_none() && Instant::now() >= next_report {
                 self.report(rate_of(&stamps, messages));

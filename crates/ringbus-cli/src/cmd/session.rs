@@ -79,6 +79,35 @@ impl Session {
     }
 }
 
+/// Errors of one publisher's link that a subscribing command reports and survives: the
+/// other publishers of the topic keep being read. At most one line a second on stderr.
+#[derive(Debug, Default)]
+pub struct LinkErrors {
+    last_said: Option<Instant>,
+    unsaid: u64,
+}
+
+impl LinkErrors {
+    /// `Ok` if `e` concerns one publisher's link only (said on stderr), else `e` itself.
+    pub fn survive(&mut self, e: ringbus::ReceiveError) -> anyhow::Result<()> {
+        use ringbus::{ReceiveError, TakeError};
+        if !matches!(e, ReceiveError::Take(TakeError::Corrupted { .. } | TakeError::Attach(_))) {
+            return Err(e.into());
+        }
+        if self.last_said.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            self.unsaid += 1;
+            return Ok(());
+        }
+        let more = match std::mem::take(&mut self.unsaid) {
+            0 => String::new(),
+            n => format!(" ({n} more since the last report)"),
+        };
+        eprintln!("warning: {e}{more}; reading the other publishers goes on");
+        self.last_said = Some(Instant::now());
+        Ok(())
+    }
+}
+
 /// `--timeout`, shared by the commands that wait.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct TimeoutArg {

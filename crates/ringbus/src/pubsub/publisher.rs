@@ -362,20 +362,35 @@ impl Publisher {
         self.stats.payload_bytes += length;
         let shared = self.topic.segment.publisher(self.slot);
         shared.record_publish(self.stats.publishes, self.stats.payload_bytes);
+        shared.reassert(self.incarnation);
         let wakes = if woke { &mut self.stats.wake_syscalls } else { &mut self.stats.wakes_skipped };
         *wakes += 1;
         shared.record_wakes(woke, *wakes);
         self.spare = self.segment.claim(&mut self.allocator);
     }
 
-    /// Slow path when no chunk is free: subscribers that died holding chunks of ours get
-    /// their holder bits cleared (under their slot lock, so a new owner cannot race us).
+    /// Slow path when no chunk is free: holder bits of subscriber slots nobody owns (their
+    /// subscriber died, or a peer scribbled them) are cleared, under the slot's lock so a
+    /// new owner cannot race us, and what dead subscribers left in the topic is taken back.
     fn reclaim_dead_subscribers(&mut self) {
-        for s in 0..self.topic.segment.config().max_subscribers {
-            self.topic.with_dead_slot(Role::Subscriber, s, || {
-                self.segment.release_holder_everywhere(s);
-                self.topic.reclaim_subscriber(s);
-            });
+        let max_subscribers = self.topic.segment.config().max_subscribers;
+        for (word, bits) in self.segment.holders().into_iter().enumerate() {
+            for bit in (0..64).filter(|b| bits & (1 << b) != 0) {
+                let s = word as u32 * 64 + bit;
+                if s >= max_subscribers {
+                    self.segment.release_holder_everywhere(s); // no such slot: nobody's bit
+                } else {
+                    self.topic.with_unowned_slot(Role::Subscriber, s, |occupied| {
+                        self.segment.release_holder_everywhere(s);
+                        if occupied {
+                            self.topic.reclaim_subscriber(s);
+                        }
+                    });
+                }
+            }
+        }
+        for s in 0..max_subscribers {
+            self.topic.with_dead_slot(Role::Subscriber, s, || self.topic.reclaim_subscriber(s));
         }
     }
 

@@ -130,7 +130,8 @@ impl Subscriber {
             cursor.occupancy = word;
             let (incarnation, state) = match decoded {
                 Err(raw) => {
-                    cursor.view = None;
+                    // The view stays: a scribbled word must not cut us off a live
+                    // publisher (which writes its word back on its next publish).
                     let corruption = Corruption { what: "publisher slot state", found: raw as u64, limit: 1 };
                     return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
                 }
@@ -142,12 +143,14 @@ impl Subscriber {
             if never_used || cursor.view.as_ref().is_some_and(|v| v.incarnation == incarnation) {
                 continue;
             }
-            if let Some(old) = cursor.view.take() {
-                // Saturating, like every count made of a peer's values: a bad publisher can
-                // claim any position.
-                self.lost = self.lost.saturating_add(old.published().saturating_sub(cursor.next));
-            }
+            // No file for that incarnation (a scribbled word, or a publisher that died
+            // before going live) or an attach error: the view we have stays.
             if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
+                if let Some(old) = cursor.view.take() {
+                    // Saturating, like every count made of a peer's values: a bad publisher
+                    // can claim any position.
+                    self.lost = self.lost.saturating_add(old.published().saturating_sub(cursor.next));
+                }
                 let published = view.published();
                 cursor.next = if joining { published - published.min(history) } else { 0 };
                 cursor.reported = 0;

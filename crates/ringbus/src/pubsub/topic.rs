@@ -208,6 +208,16 @@ impl TopicHandle {
         }
     }
 
+    /// If nobody owns the slot (its lock is free, whatever its state word says), runs
+    /// `reclaim(occupied)` holding its lock; `occupied`: the state is not `Free`.
+    pub(crate) fn with_unowned_slot(&self, role: Role, slot: u32, reclaim: impl FnOnce(bool)) {
+        let byte = self.lock_byte(role, slot);
+        if let Ok(true) = sys::lock::try_lock(self.file.as_fd(), byte) {
+            reclaim(self.slot_state(role, slot) != SlotState::Free as u32);
+            self.unlock(byte);
+        }
+    }
+
     fn unlock(&self, byte: u64) {
         // Unlocking a byte we hold cannot fail for a valid open file.
         let _ = sys::lock::unlock(self.file.as_fd(), byte);
@@ -239,12 +249,15 @@ impl TopicHandle {
         true
     }
 
-    /// Whether no slot is alive and the file is still in place (what tear-down checks).
+    /// Whether no slot is owned and the file is still in place (what tear-down checks).
+    /// Asked of every slot's lock, whatever its state word says: a live participant whose
+    /// word a peer scribbled to `Free` still keeps the topic up.
     pub(crate) fn is_unused(&self) -> bool {
         let c = self.segment.config();
-        let any_alive = (0..c.max_publishers).any(|s| self.is_alive(Role::Publisher, s))
-            || (0..c.max_subscribers).any(|s| self.is_alive(Role::Subscriber, s));
-        !any_alive && !segment::is_unlinked(&self.file, &self.path).unwrap_or(true)
+        let owned = |role, slot| sys::lock::is_locked(self.file.as_fd(), self.lock_byte(role, slot)).unwrap_or(true);
+        let any_owned = (0..c.max_publishers).any(|s| owned(Role::Publisher, s))
+            || (0..c.max_subscribers).any(|s| owned(Role::Subscriber, s));
+        !any_owned && !segment::is_unlinked(&self.file, &self.path).unwrap_or(true)
     }
 
     /// The incarnation and state of a publisher slot; an unknown state is reported as the

@@ -351,6 +351,18 @@ impl PublisherSegment {
         }
     }
 
+    /// The subscriber slots whose bit is set in some chunk, one bit per slot as in the
+    /// chunk words (bits past the topic's last slot included: only a scribble sets those).
+    pub(crate) fn holders(&self) -> Vec<u64> {
+        let mut union = vec![0u64; self.geometry.holder_words as usize];
+        for chunk in 0..self.geometry.chunk_count {
+            for (u, h) in union.iter_mut().zip(self.chunk_words(chunk).holders) {
+                *u |= h.load(Ordering::Relaxed);
+            }
+        }
+        union
+    }
+
     /// Claims a chunk for a new message through the allocator (see `pool::pin`).
     #[inline]
     pub(crate) fn claim(&self, allocator: &mut ChunkAllocator) -> Option<ClaimedChunk> {

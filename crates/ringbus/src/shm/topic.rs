@@ -229,6 +229,18 @@ impl PublisherSlot {
         self.occupancy.store(occupancy(incarnation, SlotState::Active), Ordering::Release);
     }
 
+    /// Owner, after each publish: writes its occupancy word back if someone else changed
+    /// it (a scribble would otherwise make subscribers that join later look for a file
+    /// that does not exist, and never read this publisher). One load when nothing changed.
+    #[inline]
+    pub(crate) fn reassert(&self, incarnation: u32) {
+        let word = occupancy(incarnation, SlotState::Active);
+        if self.occupancy.load(Ordering::Relaxed) != word {
+            // Release: as in `activate`.
+            self.occupancy.store(word, Ordering::Release);
+        }
+    }
+
     /// Owner, leaving: marks the slot free (its segment file stays for subscribers to
     /// drain).
     pub(crate) fn release(&self, incarnation: u32) {

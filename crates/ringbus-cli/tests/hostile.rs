@@ -1,0 +1,56 @@
+//! Commands against crashed, stopped and scribbling peers: `echo` survives a bad link,
+//! a subscriber killed asleep stops costing publishes a wake call, a stopped participant
+//! holding a topic's lock does not hold a command past its timeout or Ctrl-C.
+
+mod common;
+
+use common::{files_in, ringbus, wait_until, Background};
+use std::path::Path;
+use std::time::Duration;
+
+const LIMIT: Duration = Duration::from_secs(30);
+
+fn node(root: &Path) -> ringbus::Node {
+    ringbus::Node::with_root("test", root).unwrap()
+}
+
+fn poke(path: &Path, offset: u64, bytes: &[u8]) {
+    std::os::unix::fs::FileExt::write_all_at(
+        &std::fs::OpenOptions::new().write(true).open(path).unwrap(),
+        bytes,
+        offset,
+    )
+    .unwrap();
+}
+
+/// The file of publisher slot `slot` (first incarnation) of `topic`.
+fn publisher_file(root: &Path, topic: &str, slot: u32) -> std::path::PathBuf {
+    let name = files_in(root)
+        .into_iter()
+        .find(|f| f.starts_with(&format!("pub.{topic}.")) && f.ends_with(&format!(".{slot}.1")))
+        .unwrap_or_else(|| panic!("no file of publisher {slot} in {:?}", files_in(root)));
+    root.join(name)
+}
+
+#[test]
+fn echo_keeps_reading_the_other_publishers_after_one_link_is_corrupted() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut good = node.topic("mixed").max_payload_bytes(64).publisher().unwrap();
+    let mut bad = node.topic("mixed").publisher().unwrap();
+    let echo = Background::start(&["echo", "mixed", "--json"], root.path(), &scratch, "echo");
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    wait_until(LIMIT, "the echo to subscribe", || {
+        ringbus::inspect::topic(&root_handle, "mixed").unwrap().is_some_and(|t| !t.subscribers.is_empty())
+    });
+    bad.publish_copy(b"bad-1").unwrap();
+    wait_until(LIMIT, "bad-1 printed", || echo.stdout().contains("bad-1"));
+    // The bad publisher's `published` count goes backwards: a corrupted link.
+    poke(&publisher_file(root.path(), "mixed", 1), 192, &0u64.to_le_bytes());
+    good.publish_copy(b"good-1").unwrap();
+    wait_until(LIMIT, "good-1 printed after the corruption", || echo.stdout().contains("good-1"));
+    good.publish_copy(b"good-2").unwrap();
+    wait_until(LIMIT, "good-2 printed", || echo.stdout().contains("good-2"));
+    drop(echo);
+    let _ = ringbus(&["clean"], Some(root.path()), &scratch, LIMIT);
+}
