@@ -54,3 +54,27 @@ fn echo_keeps_reading_the_other_publishers_after_one_link_is_corrupted() {
     drop(echo);
     let _ = ringbus(&["clean"], Some(root.path()), &scratch, LIMIT);
 }
+
+#[test]
+fn a_subscriber_killed_asleep_stops_costing_each_publish_a_wake_call() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut publisher = node.topic("sleepy").max_payload_bytes(64).publisher().unwrap();
+    let echo = Background::start(&["echo", "sleepy"], root.path(), &scratch, "echo");
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    let sleepers = || ringbus::inspect::topic(&root_handle, "sleepy").unwrap().map_or(0, |t| t.sleepers);
+    wait_until(LIMIT, "the echo asleep", || sleepers() == 1);
+    echo.signal(libc::SIGKILL);
+    drop(echo); // reaps it
+    assert_eq!(sleepers(), 1, "the dead echo is still counted asleep");
+
+    let before = publisher.stats().wake_syscalls;
+    for i in 0..1000u32 {
+        publisher.publish_copy(&i.to_le_bytes()).unwrap();
+    }
+    let wake_calls = publisher.stats().wake_syscalls - before;
+    // Each publish that saw a sleeper counted made exactly one FUTEX_WAKE (the publisher's
+    // own count of its calls); the first one found nobody and took the dead one back.
+    assert!(wake_calls <= 3, "{wake_calls} wake calls over 1000 publishes after the kill");
+    assert_eq!(sleepers(), 0, "the dead echo's registration is gone");
+}

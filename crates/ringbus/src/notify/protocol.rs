@@ -74,27 +74,26 @@ pub(crate) enum Sleep {
 impl WakeWords<'_> {
     /// Publisher side, after the data is published: wakes up to `direct` sleepers itself;
     /// with more asleep, wakes `direct` and leaves a token for the first of them to wake
-    /// the rest. Returns whether it made the system call.
+    /// the rest. Returns `None` if it made no system call, else how many that call woke
+    /// (0 while sleepers are counted: one of them died asleep, or is about to sleep).
     #[inline]
-    pub(crate) fn notify(&self, direct: u32) -> bool {
+    pub(crate) fn notify(&self, direct: u32) -> Option<u32> {
         // Release: a waiter that loads the bumped word (Acquire, in `sleep`) sees the data.
         self.word.fetch_add(1, Ordering::Release);
         // Pairs with the fence in `sleep`.
         fence(Ordering::SeqCst);
         let sleepers = self.sleepers.load(Ordering::Relaxed);
         if sleepers == 0 {
-            return false;
+            return None;
         }
         if sleepers <= direct {
-            futex::wake(self.word, u32::MAX);
-            return true;
+            return Some(futex::wake(self.word, u32::MAX));
         }
         // A read-modify-write, not a store: a subscriber that takes the token (Acquire)
         // then synchronizes with every publish that set it before, not only the last one
         // (they form one release sequence), so its wake comes after all of their bumps.
         self.relay_token.swap(1, Ordering::Release);
-        futex::wake(self.word, direct);
-        true
+        Some(futex::wake(self.word, direct))
     }
 
     /// The wake word now, for a look that follows: a look after this load sees every
@@ -374,7 +373,7 @@ mod loom_models {
         loom::model(|| {
             let t = topic();
             t.data.store(1, Ordering::Release);
-            assert!(!words(&t).notify(DEFAULT_DIRECT_WAKES));
+            assert!(words(&t).notify(DEFAULT_DIRECT_WAKES).is_none());
         });
     }
 }

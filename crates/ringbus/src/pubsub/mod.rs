@@ -7,6 +7,7 @@ pub(crate) mod publisher;
 pub(crate) mod publisher_view;
 pub(crate) mod sample;
 pub(crate) mod settings;
+pub(crate) mod sleeper_audit;
 pub(crate) mod subscriber;
 pub(crate) mod subscriber_core;
 pub(crate) mod take_all;

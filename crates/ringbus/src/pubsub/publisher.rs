@@ -10,6 +10,7 @@ use super::backpressure::{Laggard, Room, WhenFull, LIVENESS_CHECK, PUBLISHER_WAI
 use super::loan::{DetachedLoan, Loan};
 use super::payload_memory::PayloadMemory;
 use super::settings::TopicBuilder;
+use super::sleeper_audit::SleeperAudit;
 use super::topic::{Role, TopicHandle};
 use crate::error::{LoanError, OpenError};
 use crate::pool::allocator::ChunkAllocator;
@@ -62,6 +63,8 @@ pub struct Publisher {
     when_full: WhenFull,
     /// Loans lent and not yet published or given back (each will take the next position).
     lent: u64,
+    /// When to look for subscribers that died asleep.
+    sleeper_audit: SleeperAudit,
     _node: Node,
 }
 
@@ -115,6 +118,7 @@ impl Publisher {
             room: Room::default(),
             when_full: builder.when_full.unwrap_or(WhenFull::Wait(None)),
             lent: 0,
+            sleeper_audit: SleeperAudit::default(),
             _node: node,
         })
     }
@@ -357,7 +361,12 @@ impl Publisher {
         self.next = position + 1;
         // A subscriber that sees the new count sees the entry and every byte of the chunk.
         self.segment.set_published(self.next);
-        let woke = self.topic.segment.wake_words().notify(self.direct_wakes);
+        let notified = self.topic.segment.wake_words().notify(self.direct_wakes);
+        if notified == Some(0) && self.sleeper_audit.woke_nobody() {
+            let found_dead = self.reclaim_dead_sleepers();
+            self.sleeper_audit.audited(found_dead);
+        }
+        let woke = notified.is_some();
         self.stats.publishes += 1;
         self.stats.payload_bytes += length;
         let shared = self.topic.segment.publisher(self.slot);
@@ -392,6 +401,22 @@ impl Publisher {
         for s in 0..max_subscribers {
             self.topic.with_dead_slot(Role::Subscriber, s, || self.topic.reclaim_subscriber(s));
         }
+    }
+
+    /// A wake call found nobody: takes back what subscribers that died asleep left (see
+    /// `sleeper_audit`). Returns whether it found one.
+    fn reclaim_dead_sleepers(&mut self) -> bool {
+        let mut found_dead = false;
+        for s in 0..self.topic.segment.config().max_subscribers {
+            if self.topic.segment.subscriber(s).says_asleep() {
+                self.topic.with_dead_slot(Role::Subscriber, s, || {
+                    self.segment.release_holder_everywhere(s);
+                    self.topic.reclaim_subscriber(s);
+                    found_dead = true;
+                });
+            }
+        }
+        found_dead
     }
 
     /// Chunks of this publisher that some subscriber holds, after reclaiming those held by

@@ -438,6 +438,11 @@ impl SubscriberSlot {
         &self.sleeping
     }
 
+    /// Whether its sleep mark says it is counted in the topic's sleepers (one load).
+    pub(crate) fn says_asleep(&self) -> bool {
+        self.sleeping.load(Ordering::Relaxed) != 0
+    }
+
     /// A reclaimer, under the slot's lock: takes the dead owner's registrations back
     /// (returns how many the mark said).
     pub(crate) fn take_sleep_mark(&self) -> u32 {
