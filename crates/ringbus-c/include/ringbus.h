@@ -132,6 +132,11 @@ enum rb_status
    */
   RB_ERR_FULL = -18,
   /**
+   * Opening waited longer than its open timeout for another process holding the topic's
+   * or queue's lock (one stopped by Ctrl-Z or a debugger while it joined or left).
+   */
+  RB_ERR_LOCK_TIMED_OUT = -19,
+  /**
    * A bug in ringbus; the message says where.
    */
   RB_ERR_PANIC = -99,

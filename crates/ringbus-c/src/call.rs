@@ -58,6 +58,9 @@ pub enum rb_status {
     /// A reliable subscriber has not taken the message a loan would overwrite, and the
     /// publisher's `when_full` said not to wait (longer).
     RB_ERR_FULL = -18,
+    /// Opening waited longer than its open timeout for another process holding the topic's
+    /// or queue's lock (one stopped by Ctrl-Z or a debugger while it joined or left).
+    RB_ERR_LOCK_TIMED_OUT = -19,
     /// A bug in ringbus; the message says where.
     RB_ERR_PANIC = -99,
 }
@@ -89,6 +92,9 @@ impl From<OpenError> for Failure {
             OpenError::VersionMismatch { .. } => RB_ERR_VERSION_MISMATCH,
             OpenError::Corrupted { .. } => RB_ERR_CORRUPTED,
             OpenError::TooMany { .. } => RB_ERR_TOO_MANY,
+            OpenError::LockTimedOut { .. } => RB_ERR_LOCK_TIMED_OUT,
+            // The C API sets no cancel flag.
+            OpenError::Interrupted { .. } => RB_ERR_IO,
         };
         Failure { status, message: e.to_string() }
     }

@@ -48,10 +48,14 @@ fn main() -> ExitCode {
     }
     match cli.command.run(Cli::command) {
         Ok(()) => ExitCode::SUCCESS,
+        // Ctrl-C while a join waited for a stopped participant's lock: stopped as asked.
+        Err(e) if matches!(e.downcast_ref(), Some(ringbus::OpenError::Interrupted { .. })) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             match e.downcast_ref::<cmd::output::Failure>() {
                 Some(failure) => ExitCode::from(failure.exit_code()),
+                // The command's --timeout passed while a join waited for a lock.
+                None if matches!(e.downcast_ref(), Some(ringbus::OpenError::LockTimedOut { .. })) => ExitCode::from(4),
                 None => ExitCode::FAILURE,
             }
         }

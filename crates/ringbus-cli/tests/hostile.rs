@@ -78,3 +78,50 @@ fn a_subscriber_killed_asleep_stops_costing_each_publish_a_wake_call() {
     assert!(wake_calls <= 3, "{wake_calls} wake calls over 1000 publishes after the kill");
     assert_eq!(sleepers(), 0, "the dead echo's registration is gone");
 }
+
+/// Holds the OFD lock on byte 0 of `path` (a topic's control lock), as a participant
+/// stopped by Ctrl-Z mid-join would, until dropped.
+fn hold_control_lock(path: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    // SAFETY: all-zero is a valid flock; fcntl gets a valid fd and flock.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as libc::c_short;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    fl.l_len = 1;
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) }, 0);
+    file
+}
+
+#[test]
+fn commands_behind_a_stopped_participant_honour_their_timeout_and_sigterm() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let _publisher = node.topic("stalled").publisher().unwrap();
+    // Joined before the lock is taken: its leave must not wait for it either.
+    let joined = Background::start(&["echo", "stalled"], root.path(), &scratch, "joined");
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    wait_until(LIMIT, "the echo to join", || {
+        ringbus::inspect::topic(&root_handle, "stalled").unwrap().is_some_and(|t| !t.subscribers.is_empty())
+    });
+    let held =
+        hold_control_lock(&root.path().join(files_in(root.path()).iter().find(|f| f.starts_with("topic.")).unwrap()));
+
+    for args in [&["pub", "stalled", "x", "--timeout", "1"][..], &["hz", "stalled", "--timeout", "1"]] {
+        let start = std::time::Instant::now();
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(4), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("holds its lock"), "{args:?}: {}", run.stderr);
+        // Generous: the watchdog would end it at 30 s; before, it waited for the lock forever.
+        assert!(start.elapsed() < Duration::from_secs(10), "{args:?} took {:?}", start.elapsed());
+    }
+    let mut waiting = Background::start(&["echo", "stalled"], root.path(), &scratch, "waiting");
+    std::thread::sleep(Duration::from_millis(300)); // inside its join, waiting for the lock
+    let mut joined = joined;
+    for echo in [&mut waiting, &mut joined] {
+        echo.signal(libc::SIGTERM);
+        assert!(echo.wait(Duration::from_secs(10)).success(), "SIGTERM ends it promptly and cleanly");
+    }
+    drop(held);
+}

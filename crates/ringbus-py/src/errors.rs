@@ -108,6 +108,8 @@ fn open_class(e: &OpenError) -> Class {
         }
         OpenError::Foreign { .. } | OpenError::Corrupted { .. } => Class::Corrupted,
         OpenError::TooMany { .. } => Class::LimitReached,
+        OpenError::LockTimedOut { .. } => Class::Timeout,
+        OpenError::Interrupted { .. } => Class::IoError,
     }
 }
 

@@ -44,6 +44,10 @@ pub enum OpenError {
     VersionMismatch { path: PathBuf, found: u32, expected: u32 },
     #[error("{path} is corrupted: {corruption}. The process that wrote it is buggy or died mid-write; run `ringbus clean` once its users are gone")]
     Corrupted { path: PathBuf, corruption: Corruption },
+    #[error("gave up opening {path} after {waited_ms} ms: another process holds its lock — a participant stopped (Ctrl-Z, a debugger) while joining or leaving. Resume or kill it (`ringbus info` names the participants), or give the builder a longer open_timeout")]
+    LockTimedOut { path: PathBuf, waited_ms: u64 },
+    #[error("opening {path} was cancelled while another process held its lock")]
+    Interrupted { path: PathBuf },
     #[error("topic {topic:?} already has its maximum of {limit} live {role}s. Create the topic with a larger max_{role}s, or close some {role}s")]
     TooMany { topic: String, role: &'static str, limit: u32 },
 }

@@ -54,6 +54,8 @@ pub(crate) mod node;
 #[cfg(not(loom))]
 pub(crate) mod objects;
 #[cfg(not(loom))]
+pub(crate) mod open_wait;
+#[cfg(not(loom))]
 pub(crate) mod pubsub;
 #[cfg(not(loom))]
 pub(crate) mod registry;
@@ -78,6 +80,8 @@ pub use notify::word::{wait, wake};
 pub use notify::{TimedOut, Wake};
 #[cfg(not(loom))]
 pub use objects::{Latch, Semaphore, SemaphoreFull, WakeStats};
+#[cfg(not(loom))]
+pub use open_wait::DEFAULT_OPEN_TIMEOUT;
 #[cfg(not(loom))]
 pub use pubsub::{
     DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, WhenFull,

@@ -95,3 +95,54 @@ fn forged_holder_bits_of_slots_nobody_owns_do_not_exhaust_the_pool() {
     }
     assert_eq!(publisher.chunks_held_by_subscribers(), 0, "the forged bits are gone");
 }
+
+/// Holds the OFD lock on byte 0 of `path` (a topic's control lock) as a participant
+/// stopped mid-join would, until dropped.
+struct HeldLock(#[allow(dead_code)] std::fs::File);
+
+fn hold_control_lock(path: &Path) -> HeldLock {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    // SAFETY: all-zero is a valid flock; fcntl gets a valid fd and flock.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = libc::F_WRLCK as libc::c_short;
+    fl.l_whence = libc::SEEK_SET as libc::c_short;
+    fl.l_len = 1;
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) }, 0);
+    HeldLock(file)
+}
+
+#[test]
+fn a_join_behind_a_stopped_participant_times_out_or_is_cancelled() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("stalled").publisher().unwrap();
+    let held = hold_control_lock(&root.file_path("topic.stalled"));
+
+    let err = node.topic("stalled").open_timeout(Duration::from_millis(200)).subscriber().unwrap_err();
+    assert!(matches!(err, ringbus::OpenError::LockTimedOut { .. }), "{err:?}");
+    assert!(err.to_string().contains("stopped"), "{err}");
+
+    let flag = Arc::new(AtomicBool::new(false));
+    let raise = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+        })
+    };
+    let err = node.topic("stalled").cancel_flag(flag).subscriber().unwrap_err();
+    assert!(matches!(err, ringbus::OpenError::Interrupted { .. }), "{err:?}");
+    raise.join().unwrap();
+
+    // Leaving behind the stopped participant leaves without tear-down, and the topic works
+    // once the lock is free again.
+    drop(held);
+    let mut subscriber = node.topic("stalled").subscriber().unwrap();
+    publisher.publish_copy(b"through").unwrap();
+    assert_eq!(&*subscriber.take().unwrap().unwrap(), b"through");
+}

@@ -108,7 +108,7 @@ impl PubArgs {
     /// must match them (the open fails naming the setting that differs).
     fn topic_builder(&self, session: &Session, payload: &[u8]) -> anyhow::Result<ringbus::TopicBuilder> {
         let exists = inspect::topic(session.node.root(), &self.topic)?.is_some();
-        let mut builder = session.node.topic(&self.topic);
+        let mut builder = session.topic(&self.topic);
         match self.max_payload_bytes {
             Some(bytes) => builder = builder.max_payload_bytes(bytes),
             None if !exists => builder = builder.max_payload_bytes(4096.max(payload.len() as u64)),

@@ -47,12 +47,22 @@ impl Session {
         }
     }
 
+    /// A builder for topic `name` whose join gives up at the command's deadline or on
+    /// Ctrl-C, even while a stopped participant holds the topic's lock.
+    pub fn topic(&self, name: &str) -> ringbus::TopicBuilder {
+        let builder = self.node.topic(name).cancel_flag(self.stop.clone());
+        match self.deadline {
+            Some(d) => builder.open_timeout(d.saturating_duration_since(Instant::now())),
+            None => builder,
+        }
+    }
+
     /// Waits for topic `name` to appear, then subscribes to it; `None` if interrupted.
     pub fn subscribe(&self, name: &str, reliable: bool) -> anyhow::Result<Option<ringbus::Subscriber>> {
         if !self.wait_for_topic(name)? {
             return Ok(None);
         }
-        let topic = self.node.topic(name);
+        let topic = self.topic(name);
         Ok(Some(if reliable { topic.reliable() } else { topic }.subscriber()?))
     }
 

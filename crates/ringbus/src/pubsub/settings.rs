@@ -155,6 +155,7 @@ pub struct TopicBuilder {
     pub(crate) direct_wakes: Option<u32>,
     pub(crate) reliable: bool,
     pub(crate) when_full: Option<super::WhenFull>,
+    pub(crate) open_wait: crate::open_wait::OpenWait,
 }
 
 macro_rules! setter {
@@ -178,7 +179,24 @@ impl TopicBuilder {
             direct_wakes: None,
             reliable: false,
             when_full: None,
+            open_wait: Default::default(),
         }
+    }
+
+    /// How long joining waits for another participant holding the topic's lock (one
+    /// stopped by Ctrl-Z or a debugger while it joined or left) before it fails with
+    /// [`OpenError::LockTimedOut`](crate::OpenError::LockTimedOut); default
+    /// [`DEFAULT_OPEN_TIMEOUT`](crate::DEFAULT_OPEN_TIMEOUT).
+    pub fn open_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.open_wait.timeout = Some(timeout);
+        self
+    }
+
+    /// A flag that, once set (by a Ctrl-C handler, say), makes a join waiting for a busy
+    /// topic lock give up with [`OpenError::Interrupted`](crate::OpenError::Interrupted).
+    pub fn cancel_flag(mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.open_wait.cancel = Some(flag);
+        self
     }
 
     setter!(/// Most publishers the topic admits at once.

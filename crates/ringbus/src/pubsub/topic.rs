@@ -12,6 +12,7 @@
 
 use super::settings::{file_name, TopicBuilder};
 use crate::error::{io_err, OpenError};
+use crate::open_wait::{self, JoinDeadline};
 use crate::shm::header::SegmentKind;
 use crate::shm::segment::{self, header_error};
 use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout, TopicSegment};
@@ -70,8 +71,9 @@ impl TopicHandle {
         let (name, file_name) = file_name(&builder.name)?;
         let path = root.topic_path(&file_name);
         let mut claim = Some(claim);
+        let deadline = builder.open_wait.start();
         for _ in 0..JOIN_ATTEMPTS {
-            let Some(handle) = Self::open_or_create(builder, &root, &name, &file_name, &path)? else {
+            let Some(handle) = Self::open_or_create(builder, deadline, &root, (&name, &file_name), &path)? else {
                 continue;
             };
             let claimed = handle.claim_slot(role, claim.take().expect("claimed once"));
@@ -94,13 +96,13 @@ impl TopicHandle {
     /// or created concurrently).
     fn open_or_create(
         builder: &TopicBuilder,
+        deadline: JoinDeadline<'_>,
         root: &Root,
-        name: &str,
-        file_name: &str,
+        (name, file_name): (&str, &str),
         path: &Path,
     ) -> Result<Option<TopicHandle>, OpenError> {
         if let Some(opened) = segment::open(path, SegmentKind::Topic, true)? {
-            sys::lock::lock(opened.file.as_fd(), CONTROL_BYTE).map_err(io_err("lock", path))?;
+            deadline.lock(&opened.file, CONTROL_BYTE, path)?;
             if segment::is_unlinked(&opened.file, path)? {
                 return Ok(None);
             }
@@ -224,9 +226,10 @@ impl TopicHandle {
     }
 
     /// Leaves the slot: `release` marks it free under the control lock; the last one out
-    /// tears the topic down.
+    /// tears the topic down. A control lock held too long by someone else (see
+    /// `open_wait`) leaves the tear-down to the next one out.
     pub(crate) fn leave(&self, role: Role, slot: u32, release: impl FnOnce(&TopicHandle)) {
-        let locked = sys::lock::lock(self.file.as_fd(), CONTROL_BYTE).is_ok();
+        let locked = open_wait::lock_to_leave(&self.file, CONTROL_BYTE);
         release(self);
         self.unlock(self.lock_byte(role, slot));
         if locked {

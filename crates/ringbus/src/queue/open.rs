@@ -3,6 +3,7 @@
 
 use super::handle::{Consumer, Producer};
 use crate::error::{io_err, Corruption, OpenError};
+use crate::open_wait::OpenWait;
 use crate::ring::queue::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
@@ -30,6 +31,7 @@ pub struct QueueBuilder<T> {
     wake: Option<Wake>,
     /// Open only a queue that exists (`open` returns `None` otherwise).
     must_exist: bool,
+    open_wait: OpenWait,
     _command: PhantomData<T>,
 }
 
@@ -68,8 +70,24 @@ impl<T: Pod> QueueBuilder<T> {
             mode: None,
             wake: None,
             must_exist: false,
+            open_wait: OpenWait::default(),
             _command: PhantomData,
         }
+    }
+
+    /// How long opening waits for another participant holding the queue's lock (one
+    /// stopped by Ctrl-Z or a debugger while it opened) before it fails with
+    /// [`OpenError::LockTimedOut`]; default [`DEFAULT_OPEN_TIMEOUT`](crate::DEFAULT_OPEN_TIMEOUT).
+    pub fn open_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.open_wait.timeout = Some(timeout);
+        self
+    }
+
+    /// A flag that, once set (by a Ctrl-C handler, say), makes an open waiting for a busy
+    /// queue lock give up with [`OpenError::Interrupted`].
+    pub fn cancel_flag(mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.open_wait.cancel = Some(flag);
+        self
     }
 
     /// Commands the ring holds (a power of two, 2 to 2^24) [default 1024].
@@ -155,9 +173,10 @@ impl<T: Pod> QueueBuilder<T> {
         let command = PayloadType::of::<T>();
         let root = self.node.root();
         let path = root.object_path(crate::shm::root::QUEUE_PREFIX, &file_name);
+        let deadline = self.open_wait.start();
         loop {
             if let Some(opened) = segment::open(&path, SegmentKind::Queue, true)? {
-                sys::lock::lock(opened.file.as_fd(), CONTROL_LOCK_BYTE).map_err(io_err("lock", &path))?;
+                deadline.lock(&opened.file, CONTROL_LOCK_BYTE, &path)?;
                 if segment::is_unlinked(&opened.file, &path)? {
                     continue; // a sweep removed it while we waited: open or create anew
                 }

@@ -7,6 +7,7 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::time::{Duration, Instant};
 
 fn flock(kind: libc::c_short, offset: u64) -> libc::flock {
     // SAFETY: `flock` is a plain C struct for which all-zero is a valid value.
@@ -34,14 +35,43 @@ pub fn try_lock(fd: BorrowedFd<'_>, offset: u64) -> io::Result<bool> {
     }
 }
 
-/// Takes the write lock on byte `offset`, sleeping until it is free.
-pub fn lock(fd: BorrowedFd<'_>, offset: u64) -> io::Result<()> {
-    let mut fl = flock(libc::F_WRLCK as libc::c_short, offset);
+/// Why [`lock_within`] gave up.
+#[derive(Debug)]
+pub enum GaveUp {
+    TimedOut,
+    Interrupted,
+    Io(io::Error),
+}
+
+/// The first and the longest pause between two tries of [`lock_within`].
+const FIRST_PAUSE: Duration = Duration::from_micros(50);
+const LONGEST_PAUSE: Duration = Duration::from_millis(5);
+
+/// Takes the write lock on byte `offset`, trying again until `deadline` or until
+/// `interrupted()` says to stop. It polls (pauses from 50 µs doubling to 5 ms) instead of
+/// sleeping in `F_OFD_SETLKW`, which has no timeout and which a holder stopped by Ctrl-Z
+/// or a debugger would hold forever; the locks it is used for are held for microseconds,
+/// so the first try nearly always succeeds.
+pub fn lock_within(
+    fd: BorrowedFd<'_>,
+    offset: u64,
+    deadline: Instant,
+    interrupted: impl Fn() -> bool,
+) -> Result<(), GaveUp> {
+    let mut pause = FIRST_PAUSE;
     loop {
-        match fcntl(fd, libc::F_OFD_SETLKW, &mut fl) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
+        if try_lock(fd, offset).map_err(GaveUp::Io)? {
+            return Ok(());
         }
+        if interrupted() {
+            return Err(GaveUp::Interrupted);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(GaveUp::TimedOut);
+        }
+        std::thread::sleep(pause.min(left));
+        pause = (pause * 2).min(LONGEST_PAUSE);
     }
 }
 
