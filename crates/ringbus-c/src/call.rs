@@ -109,6 +109,7 @@ impl From<LoanError> for Failure {
             LoanError::NoSpace { .. } => rb_status::RB_ERR_NO_SPACE,
             LoanError::PoolBudget { .. } => rb_status::RB_ERR_POOL_BUDGET,
             LoanError::Reserve { .. } => rb_status::RB_ERR_IO,
+            LoanError::Truncated { .. } => rb_status::RB_ERR_CORRUPTED,
             LoanError::Full { .. } => rb_status::RB_ERR_FULL,
         };
         Failure { status, message: e.to_string() }
@@ -120,7 +121,9 @@ impl From<TakeError> for Failure {
         let message = e.to_string();
         let status = match e {
             TakeError::HeldLimit { .. } => rb_status::RB_ERR_HELD_LIMIT,
-            TakeError::Corrupted { .. } => rb_status::RB_ERR_CORRUPTED,
+            TakeError::Corrupted { .. } | TakeError::Truncated { .. } | TakeError::TopicTruncated { .. } => {
+                rb_status::RB_ERR_CORRUPTED
+            }
             TakeError::Attach(open) => Failure::from(open).status,
         };
         Failure { status, message }

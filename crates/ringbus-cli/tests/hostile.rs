@@ -125,3 +125,37 @@ fn commands_behind_a_stopped_participant_honour_their_timeout_and_sigterm() {
     }
     drop(held);
 }
+
+fn truncate(path: &Path) {
+    std::fs::OpenOptions::new().write(true).open(path).unwrap().set_len(0).unwrap();
+}
+
+#[test]
+fn pub_and_echo_survive_their_files_being_truncated_under_them() {
+    use std::os::unix::process::ExitStatusExt;
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    let topic = |name: &str| ringbus::inspect::topic(&root_handle, name).unwrap();
+    let echo = Background::start(&["echo", "cut"], root.path(), &scratch, "echo");
+    let mut publisher = Background::start(&["pub", "cut", "x", "--rate", "200"], root.path(), &scratch, "pub");
+    wait_until(LIMIT, "messages flowing", || echo.stdout().lines().count() >= 5);
+
+    // A publisher's file: the publisher gets a typed error and exits 1; the echo goes on.
+    truncate(&publisher_file(root.path(), "cut", 0));
+    let status = publisher.wait(LIMIT);
+    assert_eq!((status.code(), status.signal()), (Some(1), None), "a typed error, not SIGBUS");
+    let mut second = Background::start(&["pub", "cut", "y", "--rate", "200"], root.path(), &scratch, "second");
+    wait_until(LIMIT, "the echo reading the next publisher", || echo.stdout().contains("\"y\""));
+
+    // The topic's file: every participant gets a typed error and exits 1; the last one out
+    // removes the topic's files.
+    let mut echo = echo;
+    let topic_file = root.path().join("topic.cut");
+    truncate(&topic_file);
+    for process in [&mut second, &mut echo] {
+        let status = process.wait(LIMIT);
+        assert_eq!((status.code(), status.signal()), (Some(1), None), "a typed error, not SIGBUS");
+    }
+    assert!(topic("cut").is_none());
+    assert!(files_in(root.path()).iter().all(|f| !f.contains(".cut")), "{:?}", files_in(root.path()));
+}

@@ -116,7 +116,9 @@ fn open_class(e: &OpenError) -> Class {
 fn take_class(e: &TakeError) -> Class {
     match e {
         TakeError::HeldLimit { .. } => Class::LimitReached,
-        TakeError::Corrupted { .. } => Class::Corrupted,
+        TakeError::Corrupted { .. } | TakeError::Truncated { .. } | TakeError::TopicTruncated { .. } => {
+            Class::Corrupted
+        }
         TakeError::Attach(open) => open_class(open),
     }
 }
@@ -132,6 +134,7 @@ fn classify(e: &Error) -> (Class, String) {
         Error::Loan(LoanError::PoolBudget { .. }) => Class::LimitReached,
         Error::Loan(LoanError::Reserve { .. }) => Class::IoError,
         Error::Loan(LoanError::Full { .. }) => Class::LimitReached,
+        Error::Loan(LoanError::Truncated { .. }) => Class::Corrupted,
         Error::LoanTimeout(_) => Class::Timeout,
         Error::Take(e) => take_class(e),
         Error::Receive(ReceiveError::Timeout) | Error::Timeout => Class::Timeout,

@@ -69,6 +69,8 @@ pub enum LoanError {
     Full { subscriber_slot: u32, pid: u32, depth: u32, waited_ms: u64 },
     #[error("cannot reserve shared memory for a loan of {requested} bytes: {reason}")]
     Reserve { requested: u64, reason: String },
+    #[error("{path} was truncated by another process while this publisher had it mapped; the publisher cannot go on: drop it and create a new one (`ringbus clean` removes what is left)")]
+    Truncated { path: PathBuf },
 }
 
 /// Taking a sample from a subscriber without blocking.
@@ -82,6 +84,10 @@ pub enum TakeError {
     Corrupted { publisher_slot: u32, corruption: Corruption },
     #[error("cannot attach to a new publisher: {0}")]
     Attach(#[from] OpenError),
+    #[error("the file of publisher slot {publisher_slot} was truncated by another process while mapped; its samples are skipped until it is replaced")]
+    Truncated { publisher_slot: u32 },
+    #[error("{path} was truncated by another process while this subscriber had it mapped; the subscriber cannot go on: drop it and subscribe again (`ringbus clean` removes what is left)")]
+    TopicTruncated { path: PathBuf },
 }
 
 /// Waiting for a sample.

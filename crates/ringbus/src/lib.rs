@@ -33,7 +33,7 @@
 //!  4  node                    a participant, its identity and the sweep of dead ones
 //!  3  shm                     segments, the header contract, each shared struct's layout
 //!  2  ring pool notify        log seqlock, command ring; chunk pins; wake protocol, words
-//!  1  sync                    atomics (swapped for loom's in model checks), cache padding
+//!  1  sync open_wait          atomics (swapped for loom's in model checks), cache padding; lock waits with a deadline
 //!  0  sys error               system calls; error types
 //! ```
 #![deny(unsafe_code)]

@@ -101,7 +101,10 @@ impl LinkErrors {
     /// `Ok` if `e` concerns one publisher's link only (said on stderr), else `e` itself.
     pub fn survive(&mut self, e: ringbus::ReceiveError) -> anyhow::Result<()> {
         use ringbus::{ReceiveError, TakeError};
-        if !matches!(e, ReceiveError::Take(TakeError::Corrupted { .. } | TakeError::Attach(_))) {
+        if !matches!(
+            e,
+            ReceiveError::Take(TakeError::Corrupted { .. } | TakeError::Truncated { .. } | TakeError::Attach(_))
+        ) {
             return Err(e.into());
         }
         if self.last_said.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {

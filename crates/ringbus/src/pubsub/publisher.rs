@@ -162,8 +162,25 @@ impl Publisher {
             Some(memory) => memory.prepare(&self.segment, &mut self.allocator, claim, len as u64)?,
             None => claim,
         };
+        // Looked at after the accesses above, which may have been the first to find a file
+        // shorter than its mapping; then the chunk stays claimed: this publisher is done.
+        self.check_truncation()?;
         self.lent += 1;
         Ok(DetachedLoan { claim, len: len as u64, lender: self.lender() })
+    }
+
+    /// Fails if the topic's file or this publisher's own was truncated under it.
+    #[inline]
+    fn check_truncation(&self) -> Result<(), LoanError> {
+        let t = &self.topic;
+        if t.segment.truncated() {
+            return Err(LoanError::Truncated { path: t.path.clone() });
+        }
+        if self.segment.truncated() {
+            let path = t.root.publisher_path(&t.file_name, t.topic_id, self.slot, self.incarnation);
+            return Err(LoanError::Truncated { path });
+        }
+        Ok(())
     }
 
     /// Waits until the reliable subscribers have taken the message that publishing

@@ -113,7 +113,9 @@ impl Subscriber {
             Err(TakeError::Corrupted { corruption, .. }) => {
                 Err(OpenError::Corrupted { path: sub.core.topic.path.clone(), corruption })
             }
-            Err(TakeError::HeldLimit { .. }) => unreachable!("attaching publishers pins no chunk"),
+            Err(TakeError::HeldLimit { .. } | TakeError::Truncated { .. } | TakeError::TopicTruncated { .. }) => {
+                unreachable!("attaching publishers pins no chunk and reads no message")
+            }
         }
     }
 
@@ -180,7 +182,21 @@ impl Subscriber {
     fn read_from(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
         let read = self.read_from_log(slot, advance);
         self.report_read(slot);
+        // Looked at after the read: what it found may be the zeros that replaced the pages
+        // past the file's new end. The link is dropped; the other publishers go on.
+        if self.cursors[slot].view.as_ref().is_some_and(|v| v.segment.truncated()) {
+            self.cursors[slot].view = None;
+            return Err(TakeError::Truncated { publisher_slot: slot as u32 });
+        }
         read
+    }
+
+    /// Whether the topic's own file was truncated under us.
+    fn check_topic(&self) -> Result<(), TakeError> {
+        match self.core.topic.segment.truncated() {
+            true => Err(TakeError::TopicTruncated { path: self.core.topic.path.clone() }),
+            false => Ok(()),
+        }
     }
 
     fn read_from_log(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
@@ -300,6 +316,7 @@ impl Subscriber {
             self.drained(word);
         }
         self.publish_counters();
+        self.check_topic()?;
         result
     }
 
@@ -348,6 +365,7 @@ impl Subscriber {
         }
         self.drained(word);
         self.publish_counters();
+        self.check_topic()?;
         Ok(newest)
     }
 

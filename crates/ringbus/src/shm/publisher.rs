@@ -174,6 +174,12 @@ pub(crate) struct PublisherSegment {
 }
 
 impl PublisherSegment {
+    /// Whether its file was found shorter than its mappings (see `sys::truncation`).
+    #[inline]
+    pub(crate) fn truncated(&self) -> bool {
+        self.data.truncated() || self.control.truncated()
+    }
+
     fn new(
         file: File,
         owned: bool,

@@ -29,7 +29,7 @@ unsafe impl Shared for u64 {}
 
 #[derive(Debug)]
 enum Backing {
-    Mapped(#[allow(dead_code)] Mapping),
+    Mapped(Mapping),
     #[cfg(test)]
     Heap(#[allow(dead_code)] HeapBlock),
 }
@@ -92,6 +92,17 @@ impl Region {
 
     pub(crate) fn len(&self) -> usize {
         self.len
+    }
+
+    /// Whether its file was found shorter than the mapping (truncated by another process
+    /// while mapped); the part past the end now reads zeros. Look after reading.
+    #[inline]
+    pub(crate) fn truncated(&self) -> bool {
+        match &self._backing {
+            Backing::Mapped(mapping) => mapping.truncated(),
+            #[cfg(test)]
+            Backing::Heap(_) => false,
+        }
     }
 
     #[inline]

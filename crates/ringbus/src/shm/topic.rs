@@ -587,6 +587,12 @@ pub(crate) struct TopicSegment {
 }
 
 impl TopicSegment {
+    /// Whether its file was found shorter than its mapping (see `sys::truncation`).
+    #[inline]
+    pub(crate) fn truncated(&self) -> bool {
+        self.region.truncated()
+    }
+
     /// `layout` must be what [`TopicLayout::read`] returned for `region`, or what
     /// [`TopicLayout::init`] wrote into it.
     pub(crate) fn new(region: Region, layout: TopicLayout) -> TopicSegment {

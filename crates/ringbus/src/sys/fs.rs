@@ -79,9 +79,12 @@ pub fn set_len(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
 /// full tmpfs fails here with `ENOSPC`, and a failed call leaves nothing reserved on
 /// tmpfs). Filesystems without fallocate reserve nothing and succeed.
 pub fn reserve_range(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
-    // SAFETY: `fd` is an open, writable file; mode 0 within the file's length only
-    // allocates blocks, it changes no byte already written.
-    let ret = unsafe { libc::fallocate(fd.as_raw_fd(), 0, offset as libc::off_t, len as libc::off_t) };
+    // KEEP_SIZE: a reservation never lengthens the file. One shortened under its mappings
+    // (see `truncation`) stays short, so touching past its end still says so.
+    // SAFETY: `fd` is an open, writable file; allocating blocks changes no byte written.
+    let ret = unsafe {
+        libc::fallocate(fd.as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, offset as libc::off_t, len as libc::off_t)
+    };
     match super::check(ret) {
         Err(e) if e.raw_os_error() == Some(libc::EOPNOTSUPP) => Ok(()),
         other => other.map(|_| ()),

@@ -1,4 +1,5 @@
-//! Shared mappings of segment files.
+//! Shared mappings of segment files, each registered with [`super::truncation`] so that
+//! a file shrunk under it reads zeros and says so instead of killing the process.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -9,6 +10,7 @@ use std::ptr::NonNull;
 pub struct Mapping {
     ptr: NonNull<u8>,
     len: usize,
+    guard: &'static super::truncation::Guard,
 }
 
 // SAFETY: the mapping is plain memory; all access to it goes through atomics or through
@@ -29,8 +31,9 @@ impl Mapping {
         if ptr == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        let ptr = NonNull::new(ptr.cast()).ok_or_else(|| io::Error::from(io::ErrorKind::Other))?;
-        Ok(Mapping { ptr, len })
+        let ptr: NonNull<u8> = NonNull::new(ptr.cast()).ok_or_else(|| io::Error::from(io::ErrorKind::Other))?;
+        let guard = super::truncation::register(ptr.as_ptr() as usize, len, prot);
+        Ok(Mapping { ptr, len, guard })
     }
 
     pub fn as_ptr(&self) -> *mut u8 {
@@ -40,10 +43,19 @@ impl Mapping {
     pub fn len(&self) -> usize {
         self.len
     }
+
+    /// Whether an access found the file shorter than the mapping (see
+    /// [`super::truncation`]); what lies past its end now reads zeros.
+    #[inline]
+    pub fn truncated(&self) -> bool {
+        self.guard.truncated()
+    }
 }
 
 impl Drop for Mapping {
     fn drop(&mut self) {
+        // Unregistered first: a registered range is always mapped.
+        super::truncation::unregister(self.guard);
         // SAFETY: `ptr`/`len` describe a mapping we created and nobody else unmaps; every
         // borrow of it is tied to `&self`, so none outlives this drop.
         unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };

@@ -14,6 +14,7 @@ pub mod mmap;
 pub mod perf;
 pub mod pidfd;
 pub mod random;
+pub mod truncation;
 pub mod uring;
 
 /// Converts a `-1`-on-error return value into `io::Result`.
