@@ -48,6 +48,30 @@ pub enum OpenError {
     TooMany { topic: String, role: &'static str, limit: u32 },
 }
 
+/// Why a directory that must be private to this user (the root, a router's control
+/// directory) cannot be used: checked by [`crate::create_private_dir`] and
+/// [`crate::check_private_dir`].
+#[derive(Debug, thiserror::Error)]
+pub enum PrivateDirError {
+    #[error("cannot create it: {0}")]
+    Create(io::Error),
+    #[error("cannot stat it: {0}")]
+    Stat(io::Error),
+    #[error("it is not a directory (or it is a symbolic link)")]
+    NotADirectory,
+    #[error("it is owned by uid {owner}, not by us (uid {us})")]
+    Owner { owner: u32, us: u32 },
+    #[error("its mode {mode:o} lets others write into it; chmod 700 it")]
+    Writable { mode: u32 },
+}
+
+impl PrivateDirError {
+    /// Whether the directory simply does not exist (nothing has created it yet).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, PrivateDirError::Stat(e) if e.kind() == io::ErrorKind::NotFound)
+    }
+}
+
 /// Getting a loan from a publisher.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoanError {

@@ -67,7 +67,7 @@ pub(crate) mod sys;
 pub mod waitset;
 
 #[cfg(not(loom))]
-pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
+pub use error::{Corruption, LoanError, OpenError, PrivateDirError, ReceiveError, TakeError, ViewError};
 #[cfg(not(loom))]
 pub use executor::{Control, Executor, Input};
 #[cfg(not(loom))]
@@ -90,7 +90,7 @@ pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport};
 #[cfg(not(loom))]
 pub use shm::pod::Pod;
 #[cfg(not(loom))]
-pub use shm::root::ROOT_ENV;
+pub use shm::root::{check_private_dir, create_private_dir, ROOT_ENV};
 #[cfg(not(loom))]
 pub use shm::Root;
 #[cfg(not(loom))]
