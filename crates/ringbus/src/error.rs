@@ -30,6 +30,8 @@ pub enum OpenError {
     RootUnusable { path: PathBuf, reason: String },
     #[error("not enough shared memory for {path}: it needs {needed_bytes} bytes and the filesystem has {free_bytes} free. Enlarge the tmpfs (docker: --shm-size; host: mount -o remount,size=... /dev/shm) or lower depth / max_payload_bytes / max_subscribers")]
     NoSpace { path: PathBuf, needed_bytes: u64, free_bytes: u64 },
+    #[error("no file can be created for {path}: the filesystem holding the ringbus root has no free inodes (files), whatever its free bytes. Remove what is no longer needed (`ringbus clean` removes what dead processes left), or allow more files (host: mount -o remount,nr_inodes=... /dev/shm)")]
+    NoInodes { path: PathBuf },
     #[error("invalid name {name:?}: {reason}")]
     InvalidName { name: String, reason: &'static str },
     #[error("invalid topic setting {field} = {value}: {reason}")]
