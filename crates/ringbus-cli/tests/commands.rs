@@ -353,6 +353,36 @@ fn clean_reports_foreign_files_and_removes_them_only_when_asked() {
     assert!(common::files_in(root.path()).is_empty());
 }
 
+/// `.tmp.*` names are segments being built, always regular files: a symbolic link or a
+/// directory by that name is a problem, and `clean --foreign` removes the link itself and
+/// the directory with what it holds, never what a link inside points to.
+#[test]
+fn temporary_names_that_are_links_or_directories_are_problems_clean_foreign_removes() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("precious"), b"keep me").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("precious"), root.path().join(".tmp.link")).unwrap();
+    let dir = root.path().join(".tmp.dir");
+    std::fs::create_dir_all(dir.join("inner")).unwrap();
+    std::fs::write(dir.join("inner/file"), b"x").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join("inner/to-outside")).unwrap();
+
+    let problems = json(&["list", "problems", "--json"], root.path(), &scratch);
+    let paths: Vec<&str> = problems.as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with(".tmp.link")) && paths.iter().any(|p| p.ends_with(".tmp.dir")),
+        "{problems}"
+    );
+    let kept = json(&["clean", "--json"], root.path(), &scratch);
+    assert_eq!(kept["skipped"].as_array().unwrap().len(), 2, "{kept}");
+    assert_eq!(common::files_in(root.path()).len(), 2, "not removed without --foreign");
+
+    let removed = json(&["clean", "--foreign", "--json"], root.path(), &scratch);
+    assert_eq!(removed["removed"].as_array().unwrap().len(), 2, "{removed}");
+    assert!(common::files_in(root.path()).is_empty(), "{:?}", common::files_in(root.path()));
+    assert_eq!(std::fs::read(outside.path().join("precious")).unwrap(), b"keep me", "no link was followed");
+}
+
 #[test]
 fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
