@@ -161,8 +161,9 @@ fn pub_creates_topics_with_the_settings_given_and_refuses_ones_that_differ() {
     let same = ringbus(&["pub", "wide", "z", "--depth", "64"], Some(root.path()), &scratch, LIMIT);
     assert!(same.status.success(), "{}", same.stderr);
     assert_eq!(&*sub.take().unwrap().expect("the matching publish"), b"z");
+    // A value no topic accepts is refused while parsing, before any topic is looked at.
     let bad = ringbus(&["pub", "other", "x", "--depth", "3"], Some(root.path()), &scratch, LIMIT);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     assert!(bad.stderr.contains("power of two"), "{}", bad.stderr);
 }
 
@@ -235,11 +236,28 @@ fn extreme_numbers_are_refused_with_exit_2_never_a_panic() {
         &["echo", "t", "--timeout", "nan"],
         &["hz", "t", "--every", "1e300"],
         &["hz", "t", "--timeout=-1"],
+        &["pub", "t", "x", "--max-payload-bytes", "0"],
+        &["pub", "t", "x", "--max-payload-bytes", "1073741825"],
+        &["pub", "t", "x", "--max-subscribers", "0"],
+        &["pub", "t", "x", "--max-subscribers", "4294967296"],
+        &["pub", "t", "x", "--depth", "0"],
+        &["pub", "t", "x", "--depth", "3"],
+        &["pub", "t", "x", "--depth", "131072"],
+        &["pub", "t", "x", "--history", "65537"],
+        &["pub", "t", "x", "--pool-bytes", "0"],
+        &["pub", "t", "x", "--pool-bytes", "18446744073709551616"],
+        &["pub", "t", "x", "--wait-subscribers", "1025"],
+        &["pub", "t", "x", "--count", "0"],
+        &["echo", "t", "--count", "0"],
+        &["hz", "t", "--count", "0"],
+        &["route", "--endpoint", "gcs=udp-in:127.0.0.1:0", "--expiry-ms", "0"],
     ] {
         let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains("invalid value") && !run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
     }
+    let zero = ringbus(&["pub", "t", "x", "--max-payload-bytes", "0"], Some(root.path()), &scratch, LIMIT);
+    assert!(zero.stderr.contains("from 1 to 1073741824"), "the refusal gives the range: {}", zero.stderr);
 }
 
 #[test]

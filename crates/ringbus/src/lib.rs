@@ -81,6 +81,7 @@ pub use objects::{Latch, Semaphore, SemaphoreFull, WakeStats};
 #[cfg(not(loom))]
 pub use pubsub::{
     DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, WhenFull,
+    MAX_CHUNKS, MAX_DEPTH, MAX_HELD, MAX_PAYLOAD_BYTES, MAX_POOL_BYTES, MAX_PUBLISHERS, MAX_SUBSCRIBERS,
     MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]

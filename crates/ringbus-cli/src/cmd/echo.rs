@@ -16,7 +16,7 @@ pub struct EchoArgs {
     /// The topic.
     topic: String,
     /// Stop after this many messages.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_name = "N", value_parser = super::numbers::count)]
     count: Option<u64>,
     /// Only the newest message at each wake-up (skip what piled up).
     #[arg(long, conflicts_with = "reliable")]

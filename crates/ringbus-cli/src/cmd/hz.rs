@@ -1,8 +1,9 @@
 //! `ringbus hz TOPIC`: a topic's message rate and inter-arrival jitter, from the
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
+use super::numbers::{count, seconds};
 use super::output::{print_json, rate, Failure, JsonFlag};
-use super::session::{seconds, Session, TimeoutArg};
+use super::session::{Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
 use std::collections::VecDeque;
@@ -23,7 +24,7 @@ pub struct HzArgs {
     #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = seconds)]
     every: f64,
     /// Stop after this many messages and print one final report.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_name = "N", value_parser = count)]
     count: Option<u64>,
     #[command(flatten)]
     timeout: TimeoutArg,

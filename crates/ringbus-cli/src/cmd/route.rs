@@ -65,7 +65,7 @@ pub struct RouteArgs {
     socket: SocketArgs,
 
     /// How long a learned route lasts unless heard again [default: 10000, or the file's]. Example: --expiry-ms 5000
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = super::numbers::expiry_ms)]
     expiry_ms: Option<u64>,
 }
 

@@ -2,6 +2,7 @@
 //! (so the command leaves its slot and the topic like any well-behaved participant), an
 //! optional overall timeout, and waiting for a topic to appear.
 
+use super::numbers::seconds;
 use super::output::Failure;
 use ringbus::inspect;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -85,27 +86,4 @@ pub struct TimeoutArg {
     /// Give up after this many seconds (exit 4 if the work was not done).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub timeout: Option<f64>,
-}
-
-/// The longest time an option may give: about 31 years.
-const MAX_SECONDS: f64 = 1e9;
-/// The slowest and fastest rates an option may give (one message in 11.6 days; a billion
-/// per second).
-const MIN_HERTZ: f64 = 1e-6;
-const MAX_HERTZ: f64 = 1e9;
-
-/// Parses a number of seconds: positive, at most [`MAX_SECONDS`].
-pub fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= MAX_SECONDS => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds from above 0 to {MAX_SECONDS:e}")),
-    }
-}
-
-/// Parses a rate in hertz: from [`MIN_HERTZ`] to [`MAX_HERTZ`].
-pub fn hertz(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (MIN_HERTZ..=MAX_HERTZ).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a rate from {MIN_HERTZ:e} to {MAX_HERTZ:e} per second")),
-    }
 }
