@@ -428,6 +428,25 @@ fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     consumer.unlink();
 }
 
+/// `echo` and `hz` of a name that is a queue or a latch, not a topic, say so and exit 2
+/// instead of waiting for a topic that will never come.
+#[test]
+fn echo_and_hz_of_a_queue_or_latch_name_say_what_it_is() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let _producer = node.queue::<u64>("jobs").capacity(16).producer().unwrap();
+    let _latch = node.latch("ready").unwrap();
+    for (args, hint) in [
+        (&["echo", "jobs", "--timeout", "5"][..], "ringbus list queues"),
+        (&["hz", "jobs", "--timeout", "5"], "ringbus list queues"),
+        (&["echo", "ready", "--timeout", "5"], "ringbus list objects"),
+    ] {
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("not a topic") && run.stderr.contains(hint), "{args:?}: {}", run.stderr);
+    }
+}
+
 #[test]
 fn bridge_hands_over_to_ringbus_bridge_or_says_how_to_install_it() {
     let scratch = tempfile::tempdir().unwrap();

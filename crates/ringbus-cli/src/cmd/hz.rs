@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 #[command(after_help = "Examples:\n  \
     ringbus hz lidar/points                 # a line per second until Ctrl-C\n  \
     ringbus hz imu --window 1000            # statistics over the last 1000 messages\n  \
-    ringbus hz imu --count 200 --json       # one JSON report after 200 messages, then exit")]
+    ringbus hz imu --count 200 --json       # one JSON report after 200 messages, then exit\n\n\
+    Waits for the topic to appear; never creates it. A name that is a command queue, latch\n\
+    or semaphore and not a topic is refused (exit 2).")]
 pub struct HzArgs {
     /// The topic.
     topic: String,

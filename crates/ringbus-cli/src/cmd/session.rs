@@ -4,7 +4,7 @@
 
 use super::numbers::seconds;
 use super::output::Failure;
-use ringbus::inspect;
+use ringbus::inspect::{self, Named};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -68,15 +68,32 @@ impl Session {
             if self.interrupted() {
                 return Ok(false);
             }
-            if self.expired() {
-                return Err(Failure::Timeout(format!("topic {name:?} did not appear before the timeout")).into());
-            }
             if !said {
+                self.refuse_other_kind(name)?;
                 eprintln!("waiting for topic {name:?} to appear (Ctrl-C to stop)...");
                 said = true;
             }
+            if self.expired() {
+                return Err(Failure::Timeout(format!("topic {name:?} did not appear before the timeout")).into());
+            }
             std::thread::sleep(self.slice());
         }
+    }
+
+    /// A name that is a command queue, latch or semaphore and not a topic is a mistake to
+    /// point out (exit 2), not a topic to wait for.
+    fn refuse_other_kind(&self, name: &str) -> anyhow::Result<()> {
+        let kinds = inspect::kinds_of(self.node.root(), name)?;
+        if kinds.contains(&Named::Topic) {
+            return Ok(());
+        }
+        let what = match kinds.first() {
+            Some(Named::Queue) => "a command queue, not a topic; `ringbus list queues` shows it",
+            Some(Named::Latch) => "a latch, not a topic; `ringbus list objects` shows it",
+            Some(Named::Semaphore) => "a semaphore, not a topic; `ringbus list objects` shows it",
+            Some(Named::Topic) | None => return Ok(()),
+        };
+        Err(Failure::Usage(format!("{name:?} is {what} (echo and hz read topics only)")).into())
     }
 }
 

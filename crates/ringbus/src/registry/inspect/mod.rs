@@ -1,6 +1,7 @@
 //! Read-only snapshots of a ringbus root for tools (`ringbus list`, `info`, `top`): every
 //! topic with its publishers' and subscribers' counters, every node, latch, semaphore and
-//! command queue, and every file that is not a valid segment of this version.
+//! command queue, and every file that is not a valid segment of this version; and which
+//! kinds of object a name stands for.
 //!
 //! A snapshot only loads words the participants keep up to date anyway (their counters
 //! cost the data path no system call) and probes liveness locks; it never joins a topic,
@@ -8,9 +9,11 @@
 //! once and validated like any other shared-memory input; a file that fails is reported
 //! as a [`Problem`], never trusted.
 
+mod names;
 mod publisher_memory;
 pub(crate) mod queue;
 
+pub use names::{kinds_of, Named};
 pub use publisher_memory::PublisherMemory;
 pub use queue::QueueInfo;
 
