@@ -84,7 +84,7 @@ impl From<OpenError> for Failure {
         let status = match &e {
             OpenError::Io { .. } => RB_ERR_IO,
             OpenError::RootUnusable { .. } => RB_ERR_ROOT_UNUSABLE,
-            OpenError::NoSpace { .. } => RB_ERR_NO_SPACE,
+            OpenError::NoSpace { .. } | OpenError::NoInodes { .. } => RB_ERR_NO_SPACE,
             OpenError::InvalidName { .. } => RB_ERR_INVALID_NAME,
             OpenError::InvalidConfig { .. } => RB_ERR_INVALID_CONFIG,
             OpenError::ConfigMismatch { .. } | OpenError::TypeMismatch { .. } => RB_ERR_MISMATCH,

@@ -161,8 +161,9 @@ fn pub_creates_topics_with_the_settings_given_and_refuses_ones_that_differ() {
     let same = ringbus(&["pub", "wide", "z", "--depth", "64"], Some(root.path()), &scratch, LIMIT);
     assert!(same.status.success(), "{}", same.stderr);
     assert_eq!(&*sub.take().unwrap().expect("the matching publish"), b"z");
+    // A value no topic accepts is refused while parsing, before any topic is looked at.
     let bad = ringbus(&["pub", "other", "x", "--depth", "3"], Some(root.path()), &scratch, LIMIT);
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     assert!(bad.stderr.contains("power of two"), "{}", bad.stderr);
 }
 
@@ -235,11 +236,28 @@ fn extreme_numbers_are_refused_with_exit_2_never_a_panic() {
         &["echo", "t", "--timeout", "nan"],
         &["hz", "t", "--every", "1e300"],
         &["hz", "t", "--timeout=-1"],
+        &["pub", "t", "x", "--max-payload-bytes", "0"],
+        &["pub", "t", "x", "--max-payload-bytes", "1073741825"],
+        &["pub", "t", "x", "--max-subscribers", "0"],
+        &["pub", "t", "x", "--max-subscribers", "4294967296"],
+        &["pub", "t", "x", "--depth", "0"],
+        &["pub", "t", "x", "--depth", "3"],
+        &["pub", "t", "x", "--depth", "131072"],
+        &["pub", "t", "x", "--history", "65537"],
+        &["pub", "t", "x", "--pool-bytes", "0"],
+        &["pub", "t", "x", "--pool-bytes", "18446744073709551616"],
+        &["pub", "t", "x", "--wait-subscribers", "1025"],
+        &["pub", "t", "x", "--count", "0"],
+        &["echo", "t", "--count", "0"],
+        &["hz", "t", "--count", "0"],
+        &["route", "--endpoint", "gcs=udp-in:127.0.0.1:0", "--expiry-ms", "0"],
     ] {
         let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
         assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
         assert!(run.stderr.contains("invalid value") && !run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
     }
+    let zero = ringbus(&["pub", "t", "x", "--max-payload-bytes", "0"], Some(root.path()), &scratch, LIMIT);
+    assert!(zero.stderr.contains("from 1 to 1073741824"), "the refusal gives the range: {}", zero.stderr);
 }
 
 #[test]
@@ -353,6 +371,36 @@ fn clean_reports_foreign_files_and_removes_them_only_when_asked() {
     assert!(common::files_in(root.path()).is_empty());
 }
 
+/// `.tmp.*` names are segments being built, always regular files: a symbolic link or a
+/// directory by that name is a problem, and `clean --foreign` removes the link itself and
+/// the directory with what it holds, never what a link inside points to.
+#[test]
+fn temporary_names_that_are_links_or_directories_are_problems_clean_foreign_removes() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("precious"), b"keep me").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("precious"), root.path().join(".tmp.link")).unwrap();
+    let dir = root.path().join(".tmp.dir");
+    std::fs::create_dir_all(dir.join("inner")).unwrap();
+    std::fs::write(dir.join("inner/file"), b"x").unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.join("inner/to-outside")).unwrap();
+
+    let problems = json(&["list", "problems", "--json"], root.path(), &scratch);
+    let paths: Vec<&str> = problems.as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    assert!(
+        paths.iter().any(|p| p.ends_with(".tmp.link")) && paths.iter().any(|p| p.ends_with(".tmp.dir")),
+        "{problems}"
+    );
+    let kept = json(&["clean", "--json"], root.path(), &scratch);
+    assert_eq!(kept["skipped"].as_array().unwrap().len(), 2, "{kept}");
+    assert_eq!(common::files_in(root.path()).len(), 2, "not removed without --foreign");
+
+    let removed = json(&["clean", "--foreign", "--json"], root.path(), &scratch);
+    assert_eq!(removed["removed"].as_array().unwrap().len(), 2, "{removed}");
+    assert!(common::files_in(root.path()).is_empty(), "{:?}", common::files_in(root.path()));
+    assert_eq!(std::fs::read(outside.path().join("precious")).unwrap(), b"keep me", "no link was followed");
+}
+
 #[test]
 fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
@@ -378,6 +426,25 @@ fn queues_are_listed_with_their_backlog_and_never_taken_for_foreign_files() {
     let clean = json(&["clean", "--foreign", "--dry-run", "--json"], root.path(), &scratch);
     assert_eq!(clean["removed"], serde_json::json!([]), "a queue is not a foreign file");
     consumer.unlink();
+}
+
+/// `echo` and `hz` of a name that is a queue or a latch, not a topic, say so and exit 2
+/// instead of waiting for a topic that will never come.
+#[test]
+fn echo_and_hz_of_a_queue_or_latch_name_say_what_it_is() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let _producer = node.queue::<u64>("jobs").capacity(16).producer().unwrap();
+    let _latch = node.latch("ready").unwrap();
+    for (args, hint) in [
+        (&["echo", "jobs", "--timeout", "5"][..], "ringbus list queues"),
+        (&["hz", "jobs", "--timeout", "5"], "ringbus list queues"),
+        (&["echo", "ready", "--timeout", "5"], "ringbus list objects"),
+    ] {
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("not a topic") && run.stderr.contains(hint), "{args:?}: {}", run.stderr);
+    }
 }
 
 #[test]

@@ -101,7 +101,7 @@ fn open_class(e: &OpenError) -> Class {
     match e {
         OpenError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => Class::NotFound,
         OpenError::Io { .. } | OpenError::RootUnusable { .. } => Class::IoError,
-        OpenError::NoSpace { .. } => Class::NoSpace,
+        OpenError::NoSpace { .. } | OpenError::NoInodes { .. } => Class::NoSpace,
         OpenError::InvalidName { .. } | OpenError::InvalidConfig { .. } => Class::InvalidArgument,
         OpenError::ConfigMismatch { .. } | OpenError::TypeMismatch { .. } | OpenError::VersionMismatch { .. } => {
             Class::Mismatch

@@ -151,6 +151,9 @@ impl Config {
 
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|e| describe(text, &e))?;
+        if config.router.expiry_ms == Some(0) {
+            return Err("[router] expiry_ms = 0 would forget every route at once; give at least 1".into());
+        }
         let mut names = std::collections::HashSet::new();
         for endpoint in &config.endpoints {
             endpoint.check().map_err(|e| format!("endpoint {:?}: {e}", endpoint.name))?;
@@ -201,5 +204,6 @@ mod tests {
         assert!(e.starts_with("line 4: unknown field `addres`"), "{e}");
         let twice = format!("{text}\n[[endpoint]]\nname = \"a\"\ntype = \"shm\"\naddress = \"t\"\n");
         assert!(Config::parse(&twice).unwrap_err().contains("defined twice"));
+        assert!(Config::parse("[router]\nexpiry_ms = 0\n").unwrap_err().contains("at least 1"));
     }
 }

@@ -30,6 +30,8 @@ pub enum OpenError {
     RootUnusable { path: PathBuf, reason: String },
     #[error("not enough shared memory for {path}: it needs {needed_bytes} bytes and the filesystem has {free_bytes} free. Enlarge the tmpfs (docker: --shm-size; host: mount -o remount,size=... /dev/shm) or lower depth / max_payload_bytes / max_subscribers")]
     NoSpace { path: PathBuf, needed_bytes: u64, free_bytes: u64 },
+    #[error("no file can be created for {path}: the filesystem holding the ringbus root has no free inodes (files), whatever its free bytes. Remove what is no longer needed (`ringbus clean` removes what dead processes left), or allow more files (host: mount -o remount,nr_inodes=... /dev/shm)")]
+    NoInodes { path: PathBuf },
     #[error("invalid name {name:?}: {reason}")]
     InvalidName { name: String, reason: &'static str },
     #[error("invalid topic setting {field} = {value}: {reason}")]
@@ -50,6 +52,30 @@ pub enum OpenError {
     Interrupted { path: PathBuf },
     #[error("topic {topic:?} already has its maximum of {limit} live {role}s. Create the topic with a larger max_{role}s, or close some {role}s")]
     TooMany { topic: String, role: &'static str, limit: u32 },
+}
+
+/// Why a directory that must be private to this user (the root, a router's control
+/// directory) cannot be used: checked by [`crate::create_private_dir`] and
+/// [`crate::check_private_dir`].
+#[derive(Debug, thiserror::Error)]
+pub enum PrivateDirError {
+    #[error("cannot create it: {0}")]
+    Create(io::Error),
+    #[error("cannot stat it: {0}")]
+    Stat(io::Error),
+    #[error("it is not a directory (or it is a symbolic link)")]
+    NotADirectory,
+    #[error("it is owned by uid {owner}, not by us (uid {us})")]
+    Owner { owner: u32, us: u32 },
+    #[error("its mode {mode:o} lets others write into it; chmod 700 it")]
+    Writable { mode: u32 },
+}
+
+impl PrivateDirError {
+    /// Whether the directory simply does not exist (nothing has created it yet).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, PrivateDirError::Stat(e) if e.kind() == io::ErrorKind::NotFound)
+    }
 }
 
 /// Getting a loan from a publisher.

@@ -69,7 +69,7 @@ pub(crate) mod sys;
 pub mod waitset;
 
 #[cfg(not(loom))]
-pub use error::{Corruption, LoanError, OpenError, ReceiveError, TakeError, ViewError};
+pub use error::{Corruption, LoanError, OpenError, PrivateDirError, ReceiveError, TakeError, ViewError};
 #[cfg(not(loom))]
 pub use executor::{Control, Executor, Input};
 #[cfg(not(loom))]
@@ -85,6 +85,7 @@ pub use open_wait::DEFAULT_OPEN_TIMEOUT;
 #[cfg(not(loom))]
 pub use pubsub::{
     DetachedLoan, Loan, Publisher, PublisherId, PublisherStats, Sample, Subscriber, TakeAll, TopicBuilder, WhenFull,
+    MAX_CHUNKS, MAX_DEPTH, MAX_HELD, MAX_PAYLOAD_BYTES, MAX_POOL_BYTES, MAX_PUBLISHERS, MAX_SUBSCRIBERS,
     MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
@@ -94,7 +95,7 @@ pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport};
 #[cfg(not(loom))]
 pub use shm::pod::Pod;
 #[cfg(not(loom))]
-pub use shm::root::ROOT_ENV;
+pub use shm::root::{check_private_dir, create_private_dir, ROOT_ENV};
 #[cfg(not(loom))]
 pub use shm::Root;
 #[cfg(not(loom))]

@@ -160,6 +160,22 @@ fn a_full_tmpfs_is_a_typed_error_and_leaves_nothing_half_created() {
     small.publish_copy(b"still works").unwrap();
 }
 
+/// A tmpfs with bytes to spare but no inode left: the error says inodes, not bytes.
+#[test]
+fn a_tmpfs_out_of_inodes_is_named_as_such() {
+    let Some(mount) = Mount::try_tmpfs("size=4M,nr_inodes=8,mode=700") else { return };
+    let node = Node::with_root("t", mount.0.path()).unwrap();
+    for i in 0..100 {
+        if std::fs::write(mount.0.path().join(format!("filler{i}")), b"").is_err() {
+            break;
+        }
+    }
+    let err = node.topic("small").max_payload_bytes(64).publisher().unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("no free inodes") && message.contains("nr_inodes"), "{message}");
+    assert!(!message.contains("bytes and the filesystem has"), "{message}");
+}
+
 /// A publisher segment that claims `u64::MAX` messages: the subscriber's counts saturate
 /// and it keeps going (typed errors for that publisher), never a panic or an overflow.
 #[test]

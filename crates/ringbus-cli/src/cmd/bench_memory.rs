@@ -103,7 +103,7 @@ pub struct MemoryArgs {
     seed: u64,
 
     /// Log depth of the scenarios' topics: a power of two, 1 to 65536 [default: 16]. Example: --depth 2
-    #[arg(long, value_name = "N", value_parser = parse_depth)]
+    #[arg(long, value_name = "N", value_parser = super::numbers::depth)]
     depth: Option<u32>,
 
     /// Latency repetitions, 0 (none) to 100 [default: 5, --quick: 3]. Example: --repeat 9
@@ -112,14 +112,6 @@ pub struct MemoryArgs {
 
     #[command(flatten)]
     output: OutputArgs,
-}
-
-/// Parses `--depth`: what a topic accepts.
-fn parse_depth(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
-        Ok(n) if n.is_power_of_two() && n <= 65536 => Ok(n),
-        _ => Err(format!("--depth {s:?}: must be a power of two from 1 to 65536")),
-    }
 }
 
 impl MemoryArgs {

@@ -19,7 +19,9 @@ pub struct CleanArgs {
     #[arg(long)]
     dry_run: bool,
     /// Also remove foreign files, corrupted segments and segments of another ringbus
-    /// version. Only when no process of another ringbus version uses this root.
+    /// version: what `ringbus list problems` shows. A symbolic link is removed itself,
+    /// never followed; a directory with what it holds (links in it removed, not followed).
+    /// Only when no process of another ringbus version uses this root.
     #[arg(long)]
     foreign: bool,
     #[command(flatten)]
@@ -50,8 +52,9 @@ impl CleanArgs {
         for (path, reason) in &report.removed {
             println!("{verb} {}: {reason}", path.display());
         }
+        let hint = if self.foreign { "" } else { " (`ringbus clean --foreign` removes it)" };
         for (path, reason) in &report.skipped {
-            println!("left {}: {reason} (`ringbus clean --foreign` removes it)", path.display());
+            println!("left {}: {reason}{hint}", path.display());
         }
         if report.removed.is_empty() && report.skipped.is_empty() {
             println!("nothing to clean in {}", root.path().display());

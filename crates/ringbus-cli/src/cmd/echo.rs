@@ -11,12 +11,13 @@ use serde_json::json;
     ringbus echo lidar/points --latest --max-bytes 16\n  \
     ringbus echo chatter --count 10 --json     # one JSON object per line (exit 4 if 10 do not come before --timeout)\n  \
     ringbus echo commands --reliable           # every message, even of a burst larger than the topic's depth\n\n\
-    Waits for the topic to appear; never creates it.")]
+    Waits for the topic to appear; never creates it. A name that is a command queue, latch\n\
+    or semaphore and not a topic is refused (exit 2).")]
 pub struct EchoArgs {
     /// The topic.
     topic: String,
     /// Stop after this many messages.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_name = "N", value_parser = super::numbers::count)]
     count: Option<u64>,
     /// Only the newest message at each wake-up (skip what piled up).
     #[arg(long, conflicts_with = "reliable")]

@@ -1,8 +1,9 @@
 //! `ringbus hz TOPIC`: a topic's message rate and inter-arrival jitter, from the
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
+use super::numbers::{count, seconds};
 use super::output::{print_json, rate, Failure, JsonFlag};
-use super::session::{seconds, LinkErrors, Session, TimeoutArg};
+use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
 use std::collections::VecDeque;
@@ -12,7 +13,9 @@ use std::time::{Duration, Instant};
 #[command(after_help = "Examples:\n  \
     ringbus hz lidar/points                 # a line per second until Ctrl-C\n  \
     ringbus hz imu --window 1000            # statistics over the last 1000 messages\n  \
-    ringbus hz imu --count 200 --json       # one JSON report after 200 messages, then exit")]
+    ringbus hz imu --count 200 --json       # one JSON report after 200 messages, then exit\n\n\
+    Waits for the topic to appear; never creates it. A name that is a command queue, latch\n\
+    or semaphore and not a topic is refused (exit 2).")]
 pub struct HzArgs {
     /// The topic.
     topic: String,
@@ -23,7 +26,7 @@ pub struct HzArgs {
     #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = seconds)]
     every: f64,
     /// Stop after this many messages and print one final report.
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_name = "N", value_parser = count)]
     count: Option<u64>,
     #[command(flatten)]
     timeout: TimeoutArg,

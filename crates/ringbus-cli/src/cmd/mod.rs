@@ -18,6 +18,7 @@ mod hz;
 mod info;
 mod json;
 mod list;
+mod numbers;
 pub mod output;
 mod publish;
 mod route;

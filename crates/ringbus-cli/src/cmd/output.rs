@@ -131,6 +131,22 @@ fn looks_numeric(cell: &str) -> bool {
     cell == "-" || cell.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 
+/// `text` safe to print on a terminal: every control character (C0, DEL and C1; each
+/// terminal escape sequence starts with one) is written as a `\u{..}` escape, so text that
+/// another process sent (a router's names and addresses) cannot move the cursor, recolour
+/// or retitle the terminal. Used on every such text before it is printed.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `1536` → `1.5 KiB`.
 pub fn bytes(n: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -181,6 +197,13 @@ mod tests {
         t.row(vec!["long".into(), "1234".into()]);
         assert_eq!(t.render(None), ["name  count", "a         5", "long   1234"]);
         assert_eq!(t.render(Some(6))[2], "long  ");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(printable("\x1b[31mEVIL\x07"), "\\u{1b}[31mEVIL\\u{7}");
+        assert_eq!(printable("a\u{9b}2Jb\x7f"), "a\\u{9b}2Jb\\u{7f}");
+        assert_eq!(printable("gcs ünï 127.0.0.1:14550"), "gcs ünï 127.0.0.1:14550");
     }
 
     #[test]

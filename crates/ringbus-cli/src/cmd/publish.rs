@@ -1,7 +1,8 @@
 //! `ringbus pub TOPIC [DATA]`: publish a message once, a number of times, or at a rate.
 
+use super::numbers;
 use super::output::Failure;
-use super::session::{hertz, Session, TimeoutArg};
+use super::session::{Session, TimeoutArg};
 use anyhow::Context;
 use ringbus::inspect;
 use std::io::Read;
@@ -32,32 +33,32 @@ pub struct PubArgs {
     #[arg(long)]
     hex: bool,
     /// Publish this many times per second (default: as one burst).
-    #[arg(long, value_name = "HZ", value_parser = hertz)]
+    #[arg(long, value_name = "HZ", value_parser = numbers::hertz)]
     rate: Option<f64>,
     /// How many messages (default: 1, or until Ctrl-C with --rate).
-    #[arg(long, short = 'n')]
+    #[arg(long, short = 'n', value_name = "N", value_parser = numbers::count)]
     count: Option<u64>,
-    /// Wait until the topic has this many subscribers before publishing.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    wait_subscribers: usize,
-    /// The largest message of a topic this command creates (default: 4096, or the
-    /// message's size if larger).
-    #[arg(long, value_name = "BYTES")]
+    /// Wait until the topic has this many subscribers before publishing (0 to 1024).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = numbers::subscribers_to_wait_for)]
+    wait_subscribers: u32,
+    /// The largest message of a topic this command creates, 1 to 1073741824 (default:
+    /// 4096, or the message's size if larger).
+    #[arg(long, value_name = "BYTES", value_parser = numbers::max_payload_bytes)]
     max_payload_bytes: Option<u64>,
-    /// How many subscribers a topic this command creates admits (default 16).
-    #[arg(long, value_name = "N")]
+    /// How many subscribers a topic this command creates admits, 1 to 1024 (default 16).
+    #[arg(long, value_name = "N", value_parser = numbers::max_subscribers)]
     max_subscribers: Option<u32>,
     /// Messages each publisher of a topic this command creates keeps for slow
-    /// subscribers, a power of two (default 16).
-    #[arg(long, value_name = "N")]
+    /// subscribers, a power of two up to 65536 (default 16).
+    #[arg(long, value_name = "N", value_parser = numbers::depth)]
     depth: Option<u32>,
     /// Past messages a subscriber that joins later receives, at most --depth (default 0).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = numbers::history)]
     history: Option<u32>,
     /// Most shared memory each publisher of a topic this command creates may hold for
     /// messages in flight (default: 1 GiB, or 4 × --max-payload-bytes if more). Memory is
-    /// taken as messages are sent, not reserved for the largest one.
-    #[arg(long, value_name = "BYTES")]
+    /// taken as messages are sent, not reserved for the largest one. At most 16 TiB.
+    #[arg(long, value_name = "BYTES", value_parser = numbers::pool_bytes)]
     pool_bytes: Option<u64>,
     /// Reserve each publisher's whole pool (chunks × --max-payload-bytes) when it starts,
     /// instead of as messages are sent (the default for messages above 4096 bytes).
@@ -156,7 +157,7 @@ impl PubArgs {
         loop {
             let live = inspect::topic(session.node.root(), &self.topic)?
                 .map_or(0, |t| t.subscribers.iter().filter(|s| s.alive).count());
-            if live >= self.wait_subscribers {
+            if live >= self.wait_subscribers as usize {
                 return Ok(true);
             }
             if session.interrupted() {

@@ -2,10 +2,10 @@
 //! a configuration file and of `--endpoint` flags, answering `ringbus route ctl` on its
 //! control socket until Ctrl-C or SIGTERM.
 
-use super::output::{print_json, Failure, JsonFlag, Table};
+use super::output::{print_json, printable, Failure, JsonFlag, Table};
 use anyhow::{Context, Result};
 use ringbus_route::config::{Config, EndpointConfig};
-use ringbus_route::control::{self, Reply, Request};
+use ringbus_route::control::{self, ControlError, Reply, Request};
 use ringbus_route::router::DEFAULT_EXPIRY_MS;
 use ringbus_route::runtime::{Runtime, Status};
 use std::path::PathBuf;
@@ -33,7 +33,10 @@ Endpoints, as NAME=TYPE:ADDRESS:
 
 The control socket (--control, default $RINGBUS_ROUTE_DIR, $XDG_RUNTIME_DIR/ringbus-route
 or /tmp/ringbus-route-UID, file NAME.sock) takes `ringbus route ctl list|add|remove`;
-`ringbus top` shows every router's links from there.";
+`ringbus top` shows every router's links from there. Its directory must be yours alone:
+a real directory (not a symbolic link), owned by you, writable by nobody else. The router
+creates it with mode 0700 if missing; the router, `route ctl` and `top` refuse one that
+fails this (remove it, or point RINGBUS_ROUTE_DIR elsewhere).";
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -62,7 +65,7 @@ pub struct RouteArgs {
     socket: SocketArgs,
 
     /// How long a learned route lasts unless heard again [default: 10000, or the file's]. Example: --expiry-ms 5000
-    #[arg(long, value_name = "MS")]
+    #[arg(long, value_name = "MS", value_parser = super::numbers::expiry_ms)]
     expiry_ms: Option<u64>,
 }
 
@@ -72,7 +75,8 @@ struct SocketArgs {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// The control socket's path, instead of the default directory. Example: --control /tmp/r.sock
+    /// The control socket's path, instead of the default directory; its directory must be
+    /// yours alone, like the default one. Example: --control ~/.ringbus/main.sock
     #[arg(long, value_name = "PATH")]
     control: Option<PathBuf>,
 }
@@ -88,7 +92,10 @@ enum RouteCommand {
     ringbus route ctl list\n  \
     ringbus route ctl list --json\n  \
     ringbus route ctl add gcs2=udp-in:0.0.0.0:14551\n  \
-    ringbus route ctl remove gcs2")]
+    ringbus route ctl remove gcs2\n\n\
+    A router that does not answer `list` within 5 s, or `add` and `remove` within 15 s, is\n\
+    reported as not answering (exit 3). The socket's directory must be yours alone (see\n\
+    `ringbus route --help`); another is refused.")]
 struct CtlArgs {
     #[command(flatten)]
     socket: SocketArgs,
@@ -135,17 +142,22 @@ impl RouteArgs {
         let path =
             self.socket.control.clone().or(file.router.control.clone()).unwrap_or_else(|| control::default_path(&name));
         let expiry_ms = self.expiry_ms.or(file.router.expiry_ms).unwrap_or(DEFAULT_EXPIRY_MS);
+        // Before any endpoint starts: a directory others can write into stops the router.
+        let listener = control::bind(&path)?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed)).context("cannot install the Ctrl-C handler")?;
         let runtime = Runtime::new(&name, expiry_ms).context("cannot start the router's clock thread")?;
         for endpoint in endpoints {
             let (name, kind) = (endpoint.name.clone(), endpoint.kind);
-            let local = runtime.add(endpoint).map_err(anyhow::Error::msg)?;
+            let local = runtime.add(endpoint).map_err(|e| {
+                let _ = std::fs::remove_file(&path); // bound above, never served
+                anyhow::Error::msg(e)
+            })?;
             let at = local.map(|a| format!(" on {a}")).unwrap_or_default();
             eprintln!("ringbus route: endpoint {name} ({kind}){at}");
         }
-        let control = control::serve(&path, runtime.clone(), stop.clone())
+        let control = control::serve(listener, path.clone(), runtime.clone(), stop.clone())
             .with_context(|| format!("cannot serve the control socket {}", path.display()))?;
         eprintln!("ringbus route: control socket {}", path.display());
         while !stop.load(Ordering::Relaxed) {
@@ -165,9 +177,15 @@ impl CtlArgs {
             CtlOp::Add { spec } => (Request::Add { endpoint: spec.clone() }, false),
             CtlOp::Remove { name } => (Request::Remove { name: name.clone() }, false),
         };
-        let reply = control::request(&path, &request).map_err(Failure::NotFound)?;
+        let reply = control::request(&path, &request).map_err(|e| match e {
+            ControlError::NoRouter { .. } | ControlError::BadReply { .. } => {
+                Failure::NotFound(printable(&e.to_string())).into()
+            }
+            other => anyhow::Error::from(other),
+        })?;
         if !reply.ok {
-            return Err(Failure::Usage(reply.error.unwrap_or_else(|| "the router refused".into())).into());
+            let why = reply.error.as_deref().unwrap_or("the router refused");
+            return Err(Failure::Usage(printable(why)).into());
         }
         print_reply(&reply, json)
     }
@@ -182,7 +200,7 @@ fn print_reply(reply: &Reply, json: bool) -> Result<()> {
         }
     }
     if let Some(local) = &reply.local {
-        println!("{local}");
+        println!("{}", printable(local));
     }
     if let Some(n) = reply.removed_links {
         println!("removed, with {n} link(s)");
@@ -209,10 +227,10 @@ pub fn links_table(statuses: &[Status]) -> Table {
         for l in &status.links {
             let c = &l.counters;
             table.row(vec![
-                status.name.clone(),
-                l.endpoint.clone(),
+                printable(&status.name),
+                printable(&l.endpoint),
                 l.id.to_string(),
-                l.peer.clone(),
+                printable(&l.peer),
                 c.frames_in.to_string(),
                 c.frames_out.to_string(),
                 c.bytes_in.to_string(),
@@ -229,15 +247,18 @@ pub fn links_table(statuses: &[Status]) -> Table {
 fn print_status(status: &Status) {
     println!(
         "router {} (pid {}), {} unroutable targeted frame(s), {} datagram(s) refused (peer limit)",
-        status.name, status.pid, status.unroutable, status.refused_datagrams
+        printable(&status.name),
+        status.pid,
+        status.unroutable,
+        status.refused_datagrams
     );
     let mut endpoints = Table::new(&["endpoint", "type", "address", "bound"]);
     for e in &status.endpoints {
         endpoints.row(vec![
-            e.name.clone(),
+            printable(&e.name),
             e.kind.to_string(),
-            e.address.clone(),
-            e.local.clone().unwrap_or("-".into()),
+            printable(&e.address),
+            e.local.as_deref().map_or("-".into(), printable),
         ]);
     }
     endpoints.print();

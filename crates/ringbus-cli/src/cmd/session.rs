@@ -2,8 +2,9 @@
 //! (so the command leaves its slot and the topic like any well-behaved participant), an
 //! optional overall timeout, and waiting for a topic to appear.
 
+use super::numbers::seconds;
 use super::output::Failure;
-use ringbus::inspect;
+use ringbus::inspect::{self, Named};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -77,15 +78,32 @@ impl Session {
             if self.interrupted() {
                 return Ok(false);
             }
-            if self.expired() {
-                return Err(Failure::Timeout(format!("topic {name:?} did not appear before the timeout")).into());
-            }
             if !said {
+                self.refuse_other_kind(name)?;
                 eprintln!("waiting for topic {name:?} to appear (Ctrl-C to stop)...");
                 said = true;
             }
+            if self.expired() {
+                return Err(Failure::Timeout(format!("topic {name:?} did not appear before the timeout")).into());
+            }
             std::thread::sleep(self.slice());
         }
+    }
+
+    /// A name that is a command queue, latch or semaphore and not a topic is a mistake to
+    /// point out (exit 2), not a topic to wait for.
+    fn refuse_other_kind(&self, name: &str) -> anyhow::Result<()> {
+        let kinds = inspect::kinds_of(self.node.root(), name)?;
+        if kinds.contains(&Named::Topic) {
+            return Ok(());
+        }
+        let what = match kinds.first() {
+            Some(Named::Queue) => "a command queue, not a topic; `ringbus list queues` shows it",
+            Some(Named::Latch) => "a latch, not a topic; `ringbus list objects` shows it",
+            Some(Named::Semaphore) => "a semaphore, not a topic; `ringbus list objects` shows it",
+            Some(Named::Topic) | None => return Ok(()),
+        };
+        Err(Failure::Usage(format!("{name:?} is {what} (echo and hz read topics only)")).into())
     }
 }
 
@@ -127,27 +145,4 @@ pub struct TimeoutArg {
     /// Give up after this many seconds (exit 4 if the work was not done).
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     pub timeout: Option<f64>,
-}
-
-/// The longest time an option may give: about 31 years.
-const MAX_SECONDS: f64 = 1e9;
-/// The slowest and fastest rates an option may give (one message in 11.6 days; a billion
-/// per second).
-const MIN_HERTZ: f64 = 1e-6;
-const MAX_HERTZ: f64 = 1e9;
-
-/// Parses a number of seconds: positive, at most [`MAX_SECONDS`].
-pub fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= MAX_SECONDS => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds from above 0 to {MAX_SECONDS:e}")),
-    }
-}
-
-/// Parses a rate in hertz: from [`MIN_HERTZ`] to [`MAX_HERTZ`].
-pub fn hertz(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (MIN_HERTZ..=MAX_HERTZ).contains(&v) => Ok(v),
-        _ => Err(format!("{s:?} is not a rate from {MIN_HERTZ:e} to {MAX_HERTZ:e} per second")),
-    }
 }

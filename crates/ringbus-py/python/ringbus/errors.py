@@ -42,7 +42,8 @@ class LimitReached(Error):
 
 
 class NoSpace(Error):
-    """The shared-memory filesystem is too small for the topic's chunks."""
+    """The shared-memory filesystem is full: no room for the topic's chunks, or no free
+    inode (file) for its segments."""
 
 
 class Unsupported(Error):

@@ -17,7 +17,10 @@ pub use backpressure::WhenFull;
 pub use loan::{DetachedLoan, Loan};
 pub use publisher::{Publisher, PublisherStats};
 pub use sample::{PublisherId, Sample};
-pub use settings::{TopicBuilder, MAX_TOPIC_NAME_BYTES};
+pub use settings::{
+    TopicBuilder, MAX_CHUNKS, MAX_DEPTH, MAX_HELD, MAX_PAYLOAD_BYTES, MAX_POOL_BYTES, MAX_PUBLISHERS, MAX_SUBSCRIBERS,
+    MAX_TOPIC_NAME_BYTES,
+};
 pub use subscriber::Subscriber;
 pub use take_all::TakeAll;
 

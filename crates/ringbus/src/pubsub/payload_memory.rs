@@ -107,7 +107,7 @@ impl PayloadMemory {
             }
             Err(_) if is_full(&result) => Err(LoanError::NoSpace {
                 requested: len,
-                free_bytes: crate::sys::fs::free_bytes(&self.root).unwrap_or(0),
+                free_bytes: crate::sys::fs::space(&self.root).map_or(0, |s| s.free_bytes),
             }),
             Err(e) => Err(LoanError::Reserve { requested: len, reason: e.to_string() }),
         }

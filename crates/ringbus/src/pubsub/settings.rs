@@ -8,6 +8,9 @@ use crate::shm::topic::{PayloadType, TopicConfig};
 use crate::Node;
 
 pub use crate::shm::root::MAX_TOPIC_NAME_BYTES;
+pub use crate::shm::topic::{
+    MAX_CHUNKS, MAX_DEPTH, MAX_HELD, MAX_PAYLOAD_BYTES, MAX_POOL_BYTES, MAX_PUBLISHERS, MAX_SUBSCRIBERS,
+};
 
 /// Settings given to a [`TopicBuilder`]; `None` means "the existing topic's value, or the
 /// default when creating it".

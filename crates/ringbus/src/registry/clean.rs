@@ -10,14 +10,15 @@ use crate::shm::root::FileName;
 use crate::shm::{segment, Root};
 use crate::sys;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What [`clean`] did (or, with `dry_run`, would do).
 #[derive(Debug, Default, Clone)]
 pub struct CleanReport {
     /// Files removed (or to remove), each with the reason.
     pub removed: Vec<(PathBuf, String)>,
-    /// Files left alone because they could not be understood, with the reason.
+    /// Files left alone because they could not be understood (or, with `foreign`, could
+    /// not be removed), with the reason.
     pub skipped: Vec<(PathBuf, String)>,
 }
 
@@ -126,14 +127,32 @@ pub fn clean_with(root: &Root, options: CleanOptions) -> Result<CleanReport, Ope
         }
     }
     for problem in super::inspect::snapshot(root).problems {
-        if options.foreign {
-            options.remove(&problem.path);
-            report.removed.push((problem.path, problem.reason));
-        } else {
+        if !options.foreign {
             report.skipped.push((problem.path, problem.reason));
+            continue;
+        }
+        match if options.dry_run { Ok(()) } else { remove_entry(&problem.path) } {
+            Ok(()) => report.removed.push((problem.path, problem.reason)),
+            Err(e) => report.skipped.push((problem.path, format!("{}; removing it failed: {e}", problem.reason))),
         }
     }
     Ok(report)
+}
+
+/// Removes one entry of the root without following a symbolic link: a link is removed
+/// itself; a directory with everything in it, where links are removed, never followed
+/// (`remove_dir_all` opens each level with `O_NOFOLLOW`); anything else is unlinked.
+/// Already gone is done.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    let removed = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) => Err(e),
+    };
+    match removed {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
 }
 
 #[cfg(test)]

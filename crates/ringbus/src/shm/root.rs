@@ -10,7 +10,7 @@
 //! ```
 //! `<name>` is the topic name with `/` written as `.` (names never contain `.`).
 
-use crate::error::OpenError;
+use crate::error::{OpenError, PrivateDirError};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -85,6 +85,35 @@ impl FileName<'_> {
     }
 }
 
+/// Creates `path` with mode 0700 if it does not exist, then checks it as
+/// [`check_private_dir`] does.
+pub fn create_private_dir(path: &Path) -> Result<(), PrivateDirError> {
+    match std::fs::DirBuilder::new().mode(0o700).create(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(PrivateDirError::Create(e)),
+    }
+    check_private_dir(path)
+}
+
+/// Checks that `path` is a directory only this user can put files in: a real directory
+/// (not a symbolic link to one), owned by the effective uid, not writable by group or
+/// others. Files found in such a directory were put there by this user (or root).
+pub fn check_private_dir(path: &Path) -> Result<(), PrivateDirError> {
+    let meta = std::fs::symlink_metadata(path).map_err(PrivateDirError::Stat)?;
+    if !meta.file_type().is_dir() {
+        return Err(PrivateDirError::NotADirectory);
+    }
+    let us = crate::sys::fs::euid();
+    if meta.uid() != us {
+        return Err(PrivateDirError::Owner { owner: meta.uid(), us });
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(PrivateDirError::Writable { mode: meta.mode() & 0o7777 });
+    }
+    Ok(())
+}
+
 /// The directory all segments live in; default `/dev/shm/ringbus-<uid>`.
 #[derive(Debug, Clone)]
 pub struct Root {
@@ -104,30 +133,10 @@ impl Root {
     /// directory, owned by us, not writable by group or others.
     pub fn open(path: impl Into<PathBuf>) -> Result<Root, OpenError> {
         let path = path.into();
-        let unusable = |reason: String| OpenError::RootUnusable { path: path.clone(), reason };
-        match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(unusable(format!("cannot create it: {e}"))),
+        match create_private_dir(&path) {
+            Ok(()) => Ok(Root { path }),
+            Err(e) => Err(OpenError::RootUnusable { path, reason: e.to_string() }),
         }
-        let meta = std::fs::symlink_metadata(&path).map_err(|e| unusable(format!("cannot stat it: {e}")))?;
-        if !meta.file_type().is_dir() {
-            return Err(unusable("it is not a directory (or it is a symbolic link)".into()));
-        }
-        if meta.uid() != crate::sys::fs::euid() {
-            return Err(unusable(format!(
-                "it is owned by uid {}, not by us (uid {})",
-                meta.uid(),
-                crate::sys::fs::euid()
-            )));
-        }
-        if meta.mode() & 0o022 != 0 {
-            return Err(unusable(format!(
-                "its mode {:o} lets others write into it; chmod 700 it",
-                meta.mode() & 0o777
-            )));
-        }
-        Ok(Root { path })
     }
 
     pub fn path(&self) -> &Path {

@@ -30,10 +30,13 @@ impl Drop for TempFile<'_> {
 
 fn creation_error(root: &Root, path: &Path, needed_bytes: u64, e: io::Error) -> OpenError {
     match e.raw_os_error() {
-        Some(libc::ENOSPC) | Some(libc::EDQUOT) => OpenError::NoSpace {
-            path: path.to_path_buf(),
-            needed_bytes,
-            free_bytes: sys::fs::free_bytes(root.path()).unwrap_or(0),
+        Some(libc::ENOSPC) | Some(libc::EDQUOT) => match sys::fs::space(root.path()) {
+            Ok(space) if space.inodes_exhausted => OpenError::NoInodes { path: path.to_path_buf() },
+            space => OpenError::NoSpace {
+                path: path.to_path_buf(),
+                needed_bytes,
+                free_bytes: space.map_or(0, |s| s.free_bytes),
+            },
         },
         Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => {
             OpenError::RootUnusable { path: root.path().to_path_buf(), reason: format!("it is not writable ({e})") }

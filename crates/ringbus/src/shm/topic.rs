@@ -23,18 +23,25 @@ use crate::notify::WakeWords;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::mem::{offset_of, size_of};
 
-pub(crate) const MAX_PUBLISHERS: u32 = 64;
-pub(crate) const MAX_SUBSCRIBERS: u32 = 1024;
-pub(crate) const MAX_DEPTH: u32 = 1 << 16;
-pub(crate) const MAX_HELD: u32 = 256;
-pub(crate) const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
-pub(crate) const MAX_CHUNKS: u32 = 1 << 20;
+/// Most publishers a topic admits (`max_publishers`).
+pub const MAX_PUBLISHERS: u32 = 64;
+/// Most subscribers a topic admits (`max_subscribers`).
+pub const MAX_SUBSCRIBERS: u32 = 1024;
+/// Largest `depth` (log entries per publisher, a power of two).
+pub const MAX_DEPTH: u32 = 1 << 16;
+/// Largest `max_held` (samples one subscriber may hold).
+pub const MAX_HELD: u32 = 256;
+/// Largest `max_payload_bytes` (1 GiB).
+pub const MAX_PAYLOAD_BYTES: u64 = 1 << 30;
+/// Most payload chunks per publisher (`chunks`).
+pub const MAX_CHUNKS: u32 = 1 << 20;
 pub(crate) const MAX_NAME_BYTES: usize = 128;
 /// The topic header's name field (names are at most 100 bytes; the header is 512).
 const TOPIC_NAME_BYTES: usize = 112;
 const _: () = assert!(super::root::MAX_TOPIC_NAME_BYTES <= TOPIC_NAME_BYTES);
-/// Largest publisher memory budget (16 TiB, also the largest publisher segment).
-pub(crate) const MAX_POOL_BYTES: u64 = 1 << 44;
+/// Largest `pool_bytes`, a publisher's memory budget (16 TiB, also the largest publisher
+/// segment).
+pub const MAX_POOL_BYTES: u64 = 1 << 44;
 pub(crate) const MAX_TYPE_NAME_BYTES: usize = 256;
 
 /// The layout-relevant configuration of a topic, as stored in its header.

@@ -113,14 +113,30 @@ pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     super::check(ret).map(|_| ())
 }
 
-/// Free bytes on the filesystem holding `path` (for the "tmpfs is full" message).
-pub fn free_bytes(path: &Path) -> io::Result<u64> {
+/// What `statvfs` says about the room left on a filesystem, reduced to what the "full"
+/// messages need.
+#[derive(Debug, Clone, Copy)]
+pub struct Space {
+    /// Bytes an unprivileged user may still allocate.
+    pub free_bytes: u64,
+    /// The filesystem has a fixed number of inodes (files) and none is free: no file can
+    /// be created, however many bytes are free (a tmpfs mounted with a small `nr_inodes`).
+    pub inodes_exhausted: bool,
+}
+
+/// The room left on the filesystem holding `path`.
+pub fn space(path: &Path) -> io::Result<Space> {
     let p = cstr(path)?;
     // SAFETY: all-zero is a valid `statvfs`; the kernel fills it in.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
     // SAFETY: `p` is a valid path and `st` a valid out-pointer.
     super::check(unsafe { libc::statvfs(p.as_ptr(), &mut st) })?;
-    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+    Ok(Space {
+        free_bytes: st.f_bavail as u64 * st.f_frsize as u64,
+        // A filesystem without an inode limit reports 0 inodes in all (tmpfs without
+        // nr_inodes): never "exhausted".
+        inodes_exhausted: st.f_files > 0 && st.f_favail == 0,
+    })
 }
 
 /// The effective user id of this process.

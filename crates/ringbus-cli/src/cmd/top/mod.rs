@@ -9,7 +9,7 @@ pub(super) mod rows;
 mod screen;
 
 use super::json;
-use super::output::{print_json, Failure, JsonFlag};
+use super::output::{print_json, printable, Failure, JsonFlag};
 use frame::View;
 use ringbus::inspect::{self, TopicInfo};
 use rows::{Order, SortKey};
@@ -59,20 +59,27 @@ pub struct Sample {
     pub topics: Vec<TopicInfo>,
     /// Every MAVLink router answering on a control socket in the default directory.
     pub routers: Vec<ringbus_route::runtime::Status>,
+    /// Why no router was asked: the control directory is not private to this user.
+    pub routers_refused: Option<String>,
     pub at: Instant,
 }
 
 /// Reads the root (one that does not exist yet has no topics) and asks the routers.
 fn sample() -> anyhow::Result<Sample> {
     let at = Instant::now();
-    let routers = ringbus_route::control::all_statuses(&ringbus_route::control::default_dir());
-    Ok(match super::existing_root()? {
+    let (routers, routers_refused) = match ringbus_route::control::all_statuses(&ringbus_route::control::default_dir())
+    {
+        Ok(routers) => (routers, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    let (root, topics) = match super::existing_root()? {
         Some(root) => {
             let snap = inspect::snapshot(&root);
-            Sample { root: snap.root, topics: snap.topics, routers, at }
+            (snap.root, snap.topics)
         }
-        None => Sample { root: ringbus::Root::default_path(), topics: Vec::new(), routers, at },
-    })
+        None => (ringbus::Root::default_path(), Vec::new()),
+    };
+    Ok(Sample { root, topics, routers, routers_refused, at })
 }
 
 impl TopArgs {
@@ -96,6 +103,9 @@ impl TopArgs {
         let before = sample()?;
         std::thread::sleep(interval);
         let after = sample()?;
+        if let Some(why) = &after.routers_refused {
+            eprintln!("ringbus top: MAVLink routers not shown: {}", printable(why));
+        }
         let elapsed = after.at - before.at;
         let mut rows = rows::diff(&before.topics, &after.topics, elapsed);
         rows::sort(&mut rows, order);

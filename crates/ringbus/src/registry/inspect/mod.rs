@@ -1,6 +1,7 @@
 //! Read-only snapshots of a ringbus root for tools (`ringbus list`, `info`, `top`): every
 //! topic with its publishers' and subscribers' counters, every node, latch, semaphore and
-//! command queue, and every file that is not a valid segment of this version.
+//! command queue, and every file that is not a valid segment of this version; and which
+//! kinds of object a name stands for.
 //!
 //! A snapshot only loads words the participants keep up to date anyway (their counters
 //! cost the data path no system call) and probes liveness locks; it never joins a topic,
@@ -8,9 +9,11 @@
 //! once and validated like any other shared-memory input; a file that fails is reported
 //! as a [`Problem`], never trusted.
 
+mod names;
 mod publisher_memory;
 pub(crate) mod queue;
 
+pub use names::{kinds_of, Named};
 pub use publisher_memory::PublisherMemory;
 pub use queue::QueueInfo;
 
@@ -185,8 +188,15 @@ pub fn snapshot(root: &Root) -> Snapshot {
                 object(&path, ObjectKind::Semaphore, object_name).map(|o| snap.objects.extend(o))
             }
             FileName::Queue(_) => queue::queue(&path).map(|q| snap.queues.extend(q)),
-            // Counted with their topic; `clean` judges orphans and abandoned ones.
-            FileName::Publisher(_) | FileName::Temp => Ok(()),
+            // Counted with their topic; `clean` judges orphans.
+            FileName::Publisher(_) => Ok(()),
+            // `clean` judges abandoned ones; only a regular file is a segment being built.
+            FileName::Temp => {
+                if let Some(reason) = not_a_temp_file(&path) {
+                    snap.problems.push(Problem { path, reason: reason.into() });
+                }
+                continue;
+            }
             FileName::Unknown => {
                 snap.problems.push(Problem { path, reason: "not a ringbus file name".into() });
                 continue;
@@ -197,6 +207,21 @@ pub fn snapshot(root: &Root) -> Snapshot {
         }
     }
     snap
+}
+
+/// Why a `.tmp.*` entry cannot be a segment being built (which is always a regular file),
+/// looked at without following a symbolic link; `None` if it can (or is gone).
+fn not_a_temp_file(path: &Path) -> Option<&'static str> {
+    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_symlink() {
+        Some("a symbolic link named like a segment being built")
+    } else if kind.is_dir() {
+        Some("a directory named like a segment being built")
+    } else {
+        Some("not a regular file, named like a segment being built")
+    }
 }
 
 /// Bytes of memory a file holds (its allocated blocks, as `du` counts them; 0 if gone).
