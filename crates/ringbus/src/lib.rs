@@ -126,3 +126,28 @@ pub mod diagnostics {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The user guide's examples (`docs/src`), compiled and run as doctests: one item per
+/// chapter with Rust code. A chapter that gains Rust code needs a line here.
+#[cfg(doctest)]
+pub mod guide_doctests {
+    macro_rules! chapters {
+        ($($name:ident = $path:literal;)*) => {
+            $(
+                #[doc = include_str!(concat!("../../../docs/src/", $path))]
+                pub struct $name;
+            )*
+        };
+    }
+    chapters! {
+        GettingStarted = "getting-started.md";
+        Topics = "concepts/topics.md";
+        Delivery = "concepts/delivery.md";
+        Memory = "concepts/memory.md";
+        Waiting = "concepts/waiting.md";
+        Queues = "concepts/queues.md";
+        Executor = "concepts/executor.md";
+        PollingNode = "how-to/polling-node.md";
+        JobTokens = "how-to/job-tokens.md";
+    }
+}
