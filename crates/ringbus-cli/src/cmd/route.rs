@@ -53,7 +53,7 @@ pub struct RouteArgs {
     #[command(subcommand)]
     ctl: Option<RouteCommand>,
 
-    /// A TOML configuration file (format in the README). Example: --config router.toml
+    /// A TOML configuration file (format in the guide: docs/src/reference/router.md). Example: --config router.toml
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 
