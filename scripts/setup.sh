@@ -26,3 +26,12 @@ if ! command -v tmux >/dev/null 2>&1; then
     echo "setup: tmux is missing and this is not root; the terminal test of ringbus top will be skipped" >&2
   fi
 fi
+
+# The user guide (docs/) is built by mdBook, at a pinned version; only scripts/test.sh asks
+# for it (a first install builds it from source: about 5 minutes on 2 cores).
+MDBOOK_VERSION=0.5.4
+ensure_mdbook() {
+  if [ "$(mdbook --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
+    cargo install mdbook --locked --version "$MDBOOK_VERSION" --no-default-features --features search
+  fi
+}

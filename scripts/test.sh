@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every ringbus test: formatting, lints, docs, unit and multi-process tests, the
-# SIGKILL chaos test, doctests (README included), and the loom models.
+# SIGKILL chaos test, doctests (README and guide included), the guide, the loom models,
+# Miri, the Python bindings and the router.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -16,6 +17,10 @@ step "format";            cargo fmt --all -- --check
 step "clippy";            cargo clippy --workspace --all-targets --locked -- -D warnings
 step "rustdoc";           RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "tests";             cargo test --workspace --locked
+# The guide builds into target/book; its links, anchors and code blocks are checked (its
+# Rust examples ran above as doctests, its Python ones run with the Python tests).
+step "guide";             ensure_mdbook; mdbook build docs
+                          python3 scripts/check-links.py; python3 scripts/check-code-blocks.py
 # The loom models need optimisation, not link-time optimisation (which only slows their build).
 step "loom models";       RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom CARGO_PROFILE_RELEASE_LTO=off \
                           CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo test -p ringbus --lib --release --locked
