@@ -181,3 +181,20 @@ fn a_published_count_of_u64_max_never_overflows_a_subscribers_counts() {
     let _ = subscriber.take();
     assert!(subscriber.lost() >= u64::MAX / 2, "saturated, not wrapped: {}", subscriber.lost());
 }
+
+/// Found by fuzzing: a queue whose consumer position a peer set to `u64::MAX` overflowed
+/// a consumer's first pop; it is refused when the queue is opened.
+#[test]
+fn a_queue_position_near_u64_max_is_refused_on_open() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut producer = node.queue::<u64>("scribbled").capacity(4).mpsc().producer().unwrap();
+    producer.push(1).unwrap();
+    let queue = root.file_path("queue.scribbled");
+    poke(&queue, 640, &u64::MAX.to_le_bytes()); // the consumer position
+    for err in
+        [node.queue::<u64>("scribbled").consumer().unwrap_err(), node.queue::<u64>("scribbled").producer().unwrap_err()]
+    {
+        assert!(err.to_string().contains("consumer position"), "{err}");
+    }
+}
