@@ -217,3 +217,19 @@ fn a_queue_position_near_u64_max_is_refused_on_open() {
         assert!(err.to_string().contains("consumer position"), "{err}");
     }
 }
+
+/// Found by fuzzing: the same count of `u64::MAX` overflowed a reliable subscriber's read
+/// position once it had moved past every message it could.
+#[test]
+fn a_published_count_of_u64_max_never_overflows_a_reliable_subscribers_read_position() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("huge").publisher().unwrap();
+    let mut subscriber = node.topic("huge").reliable().subscriber().unwrap();
+    publisher.publish_copy(b"one").unwrap();
+    assert_eq!(&*subscriber.take().unwrap().unwrap(), b"one");
+    poke(&root.file_path("pub.huge"), 192, &u64::MAX.to_le_bytes()); // the published count
+    for _ in 0..40 {
+        let _ = subscriber.take(); // Corrupted or nothing: either way no panic
+    }
+}
