@@ -26,7 +26,14 @@ pub fn look(path: &Path, which: Look) {
     };
     match which {
         Look::Snapshot => {
-            black_box(format!("{:?}", ringbus::inspect::snapshot(&root)));
+            let snapshot = ringbus::inspect::snapshot(&root);
+            for t in &snapshot.topics {
+                black_box(t.settings.preallocated_pool_bytes(t.payload_align));
+            }
+            for q in &snapshot.queues {
+                black_box(q.queued());
+            }
+            black_box(format!("{snapshot:?}"));
         }
         Look::Topic => {
             black_box(format!("{:?}", ringbus::inspect::topic(&root, crate::pubsub::TOPIC)));
