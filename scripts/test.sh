@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every ringbus test: formatting, lints, docs, unit and multi-process tests, the
 # SIGKILL chaos test, doctests (README and guide included), the guide, the loom models,
-# Miri, the Python bindings and the router.
+# Miri, a short run of every fuzz target, the Python bindings and the router.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -31,11 +31,16 @@ if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; t
 fi
 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p ringbus --lib --locked
 
+# Every fuzz target briefly, from its committed corpus: an input that crashed once stays
+# fixed. Longer runs: scripts/fuzz.sh.
+step "fuzz smoke";        cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+                          bash scripts/fuzz.sh "${RINGBUS_FUZZ_SMOKE_SECONDS:-20}"
+
 step "python bindings";   bash scripts/test-python.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
 
 step "leftovers"
-leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
+leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -name 'ringbus-fuzz-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
 if [ -n "$leftover" ]; then
   echo "tests left shared memory behind:"; echo "$leftover"; exit 1
 fi

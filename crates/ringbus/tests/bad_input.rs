@@ -197,3 +197,55 @@ fn a_published_count_of_u64_max_never_overflows_a_subscribers_counts() {
     let _ = subscriber.take();
     assert!(subscriber.lost() >= u64::MAX / 2, "saturated, not wrapped: {}", subscriber.lost());
 }
+
+/// Found by fuzzing: a reliable bit scribbled on a free subscriber slot (with the reliable
+/// count) made a publisher spin forever waiting for room from a reader nobody could
+/// reclaim. It is no reader: the publisher goes past a whole log's worth.
+#[test]
+fn a_reliable_bit_of_a_free_subscriber_slot_holds_no_publisher_back() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let _first = node.topic("scribbled").depth(2).max_subscribers(4).publisher().unwrap();
+    let topic = root.file_path("topic.scribbled");
+    poke(&topic, 524, &1u32.to_le_bytes()); // reliable count
+    poke(&topic, 576, &(1u64 << 2).to_le_bytes()); // reliable set: slot 2, which is free
+    let mut publisher = node.topic("scribbled").when_full(ringbus::WhenFull::Fail).publisher().unwrap();
+    common::with_watchdog(std::time::Duration::from_secs(10), "publishing past the depth", move || {
+        for _ in 0..5 {
+            publisher.publish_copy(b"x").unwrap();
+        }
+    });
+}
+
+/// Found by fuzzing: a queue whose consumer position a peer set to `u64::MAX` overflowed
+/// a consumer's first pop; it is refused when the queue is opened.
+#[test]
+fn a_queue_position_near_u64_max_is_refused_on_open() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut producer = node.queue::<u64>("scribbled").capacity(4).mpsc().producer().unwrap();
+    producer.push(1).unwrap();
+    let queue = root.file_path("queue.scribbled");
+    poke(&queue, 640, &u64::MAX.to_le_bytes()); // the consumer position
+    for err in
+        [node.queue::<u64>("scribbled").consumer().unwrap_err(), node.queue::<u64>("scribbled").producer().unwrap_err()]
+    {
+        assert!(err.to_string().contains("consumer position"), "{err}");
+    }
+}
+
+/// Found by fuzzing: the same count of `u64::MAX` overflowed a reliable subscriber's read
+/// position once it had moved past every message it could.
+#[test]
+fn a_published_count_of_u64_max_never_overflows_a_reliable_subscribers_read_position() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("huge").publisher().unwrap();
+    let mut subscriber = node.topic("huge").reliable().subscriber().unwrap();
+    publisher.publish_copy(b"one").unwrap();
+    assert_eq!(&*subscriber.take().unwrap().unwrap(), b"one");
+    poke(&root.file_path("pub.huge"), 192, &u64::MAX.to_le_bytes()); // the published count
+    for _ in 0..40 {
+        let _ = subscriber.take(); // Corrupted or nothing: either way no panic
+    }
+}

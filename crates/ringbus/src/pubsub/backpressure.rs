@@ -83,7 +83,7 @@ impl Room {
 pub(crate) fn room_until(topic: &TopicHandle, segment: &PublisherSegment, next: u64) -> (u64, Option<u32>) {
     let depth = segment.geometry.depth as u64;
     let mut room = (next + depth, None);
-    for slot in topic.segment.reliable_set().slots() {
+    for slot in topic.segment.reliable_readers() {
         // Acquire: pairs with the subscriber's Release store after it moved past messages.
         let read = segment.read_position(slot).load(crate::sync::Ordering::Acquire);
         if read == 0 {

@@ -9,6 +9,13 @@ use crate::ring::log::EntryRecord;
 use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
 use std::sync::Arc;
 
+/// The read position a reliable subscriber stores when `next` is the next position it
+/// takes: `next + 1` (0 means none), saturating — `next` follows the publisher's count,
+/// which a bad publisher can set to `u64::MAX`.
+pub(crate) fn read_position(next: u64) -> u64 {
+    next.saturating_add(1)
+}
+
 /// A subscriber's read-only mapping of one publisher's segment (its chunk words mapped
 /// read-write, to pin).
 #[derive(Debug)]
@@ -58,7 +65,7 @@ impl PublisherView {
     /// publisher that sees it sees we are done with what came before) and rings the room
     /// doorbell.
     pub(crate) fn report_read(&self, next: u64) {
-        self.segment.read_position(self.core.slot).store(next + 1, crate::sync::Ordering::Release);
+        self.segment.read_position(self.core.slot).store(read_position(next), crate::sync::Ordering::Release);
         self.segment.room_doorbell().ring();
     }
 
@@ -106,5 +113,17 @@ impl PublisherView {
         let holder = self.core.slot;
         self.pins.release(chunk, || words.release(holder));
         self.core.set_held(false);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Found by fuzzing: a reliable subscriber of a publisher whose count said `u64::MAX`
+    /// overflowed computing its read position once it had moved past every message.
+    #[test]
+    fn the_read_position_saturates_at_the_last_position() {
+        assert_eq!(super::read_position(0), 1);
+        assert_eq!(super::read_position(u64::MAX - 1), u64::MAX);
+        assert_eq!(super::read_position(u64::MAX), u64::MAX);
     }
 }

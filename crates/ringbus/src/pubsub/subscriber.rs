@@ -6,7 +6,7 @@
 //! occupancy word per call tells whether a publisher came or went; mapping a new one is
 //! the only time a poll makes system calls.
 
-use super::publisher_view::PublisherView;
+use super::publisher_view::{read_position, PublisherView};
 use super::sample::Sample;
 use super::settings::TopicBuilder;
 use super::subscriber_core::SubscriberCore;
@@ -24,7 +24,8 @@ struct Cursor {
     occupancy: u64,
     view: Option<Arc<PublisherView>>,
     next: u64,
-    /// Reliable subscribers: the read position last told to the publisher (`next + 1`).
+    /// Reliable subscribers: the read position last told to the publisher (see
+    /// [`read_position`]).
     reported: u64,
 }
 
@@ -169,12 +170,12 @@ impl Subscriber {
     /// its room doorbell (a system call only when that publisher waits for room).
     fn report_read(&mut self, slot: usize) {
         let cursor = &mut self.cursors[slot];
-        if !self.reliable || cursor.reported == cursor.next + 1 {
+        if !self.reliable || cursor.reported == read_position(cursor.next) {
             return;
         }
         if let Some(view) = &cursor.view {
             view.report_read(cursor.next);
-            cursor.reported = cursor.next + 1;
+            cursor.reported = read_position(cursor.next);
         }
     }
 

@@ -29,11 +29,13 @@ pub enum PushError<T> {
 
 impl From<BadPosition> for QueueError {
     fn from(b: BadPosition) -> QueueError {
-        QueueError::Corrupted(Corruption {
-            what: b.what,
-            found: b.found,
-            limit: if b.found < b.low { b.low } else { b.high },
-        })
+        QueueError::Corrupted(b.into())
+    }
+}
+
+impl From<BadPosition> for Corruption {
+    fn from(b: BadPosition) -> Corruption {
+        Corruption { what: b.what, found: b.found, limit: if b.found < b.low { b.low } else { b.high } }
     }
 }
 

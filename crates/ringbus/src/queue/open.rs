@@ -4,7 +4,7 @@
 use super::handle::{Consumer, Producer};
 use crate::error::{io_err, Corruption, OpenError};
 use crate::open_wait::OpenWait;
-use crate::ring::queue::{ConsumerSide, Mode, ProducerSide, NO_CLAIM};
+use crate::ring::queue::{BadPosition, ConsumerSide, Mode, ProducerSide, NO_CLAIM};
 use crate::shm::header::SegmentKind;
 use crate::shm::pod::Pod;
 use crate::shm::queue::{
@@ -143,9 +143,10 @@ impl<T: Pod> QueueBuilder<T> {
             Mode::Mpsc => Some(handle.claim_producer_entry()?),
         };
         let positions = handle.view.producer_positions(entry);
-        let side = ProducerSide::new(handle.config.mode(), positions);
+        let corrupted = |b: BadPosition| OpenError::Corrupted { path: handle.path.clone(), corruption: b.into() };
+        let side = ProducerSide::new(handle.config.mode(), positions).map_err(corrupted)?;
         let capacity = handle.config.capacity as u64;
-        let head = positions.head_now();
+        let head = positions.head_now().map_err(corrupted)?;
         if side.tail < head || side.tail > head + capacity {
             let corruption = Corruption { what: "queue positions", found: side.tail, limit: head };
             return Err(OpenError::Corrupted { path: handle.path, corruption });
@@ -161,7 +162,8 @@ impl<T: Pod> QueueBuilder<T> {
         // Only the consumer sleeps on the data doorbell: its bit, if set, was left by a
         // consumer that died asleep.
         handle.view.data_bell().forget_sleeper(ONLY_SLEEPER);
-        let side = ConsumerSide::new(handle.config.mode(), handle.view.positions());
+        let side = ConsumerSide::new(handle.config.mode(), handle.view.positions())
+            .map_err(|b| OpenError::Corrupted { path: handle.path.clone(), corruption: b.into() })?;
         handle.release_control();
         Ok(Consumer { handle, side, stall: None, abandoned: 0, _command: PhantomData })
     }

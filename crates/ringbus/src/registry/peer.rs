@@ -14,7 +14,7 @@ pub(crate) fn peer_pidfd(root: &Root, node_id: u64) -> Result<Option<OwnedFd>, O
     let Some(opened) = segment::open(&path, SegmentKind::Node, false)? else {
         return Ok(None);
     };
-    let record: NodeRecord = opened.region.read_plain(0);
+    let record = NodeRecord::read(&opened.region, &opened.header).map_err(|e| segment::header_error(&path, e))?;
     if record.node_id != node_id {
         return Err(OpenError::Corrupted {
             path,

@@ -102,10 +102,14 @@ impl ObjectRecord {
         region.write_plain(0, record);
     }
 
-    /// Checks what the header does not: the object's own size and reserved bytes.
+    /// Checks what the header does not: the object's own size, that the segment is a whole
+    /// record, and its reserved bytes.
     pub(crate) fn validate(region: &Region, header: &SegmentHeader) -> Result<(), HeaderError> {
         if header.header_bytes as u64 != OBJECT_BYTES {
             return Err(super::header::corrupt("object record size", header.header_bytes as u64, OBJECT_BYTES));
+        }
+        if region.len() as u64 != OBJECT_BYTES {
+            return Err(super::header::corrupt("object segment length", region.len() as u64, OBJECT_BYTES));
         }
         let record: ObjectRecord = region.read_plain(0);
         if record.reserved0 != [0; 52] || record.reserved1 != [0; 40] {
@@ -128,4 +132,28 @@ impl ObjectRecord {
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
     super::layout_facts!(ObjectRecord: common, word, sleepers, initial, reserved0, wake_calls, woken, skipped, reserved1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing: a latch file of 156 bytes whose header said so (and was otherwise
+    /// valid) made opening it read a 192-byte record past its end (a panic).
+    #[test]
+    fn a_record_shorter_or_longer_than_its_layout_is_refused() {
+        for len in [64, 156, 256] {
+            let r = Region::heap(len);
+            SegmentHeader::new(SegmentKind::Latch, OBJECT_BYTES as u32, len as u64).write(&r);
+            SegmentHeader::publish(&r);
+            let header = SegmentHeader::read(&r, SegmentKind::Latch).unwrap();
+            let e = ObjectRecord::validate(&r, &header).unwrap_err();
+            assert!(matches!(e, HeaderError::Corrupted(c) if c.what == "object segment length"), "{len}");
+        }
+        let r = Region::heap(OBJECT_BYTES as usize);
+        ObjectRecord::init(&r, SegmentKind::Semaphore, 3);
+        SegmentHeader::publish(&r);
+        let header = SegmentHeader::read(&r, SegmentKind::Semaphore).unwrap();
+        assert_eq!(ObjectRecord::validate(&r, &header), Ok(()));
+    }
 }

@@ -4,7 +4,7 @@
 //!  0 SegmentHeader   64 node id   72 pid   76 name length   80 name (64 B)
 //! ```
 
-use super::header::{SegmentHeader, SegmentKind};
+use super::header::{corrupt, HeaderError, SegmentHeader, SegmentKind};
 use super::{Region, Shared};
 use std::mem::{offset_of, size_of};
 
@@ -39,9 +39,45 @@ impl NodeRecord {
         record.name[..name.len()].copy_from_slice(name.as_bytes());
         region.write_plain(0, record);
     }
+
+    /// Reads a node record, after checking what the header (`header`, read from `region`)
+    /// does not: that the segment is a whole record.
+    pub(crate) fn read(region: &Region, header: &SegmentHeader) -> Result<NodeRecord, HeaderError> {
+        if header.header_bytes as u64 != NODE_BYTES {
+            return Err(corrupt("node record size", header.header_bytes as u64, NODE_BYTES));
+        }
+        if region.len() as u64 != NODE_BYTES {
+            return Err(corrupt("node segment length", region.len() as u64, NODE_BYTES));
+        }
+        Ok(region.read_plain(0))
+    }
 }
 
 #[cfg(test)]
 pub(crate) fn layout_facts() -> Vec<(&'static str, u64)> {
     super::layout_facts!(NodeRecord: common, node_id, pid, name_len, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by fuzzing: a node file of 120 bytes whose header said so (and was otherwise
+    /// valid) made inspection read a 144-byte record past its end (a panic).
+    #[test]
+    fn a_record_shorter_than_its_layout_is_refused() {
+        for len in [64, 120, 200] {
+            let r = Region::heap(len);
+            SegmentHeader::new(SegmentKind::Node, size_of::<NodeRecord>() as u32, len as u64).write(&r);
+            SegmentHeader::publish(&r);
+            let header = SegmentHeader::read(&r, SegmentKind::Node).unwrap();
+            let e = NodeRecord::read(&r, &header).unwrap_err();
+            assert!(matches!(e, HeaderError::Corrupted(c) if c.what == "node segment length"), "{len}");
+        }
+        let r = Region::heap(NODE_BYTES as usize);
+        NodeRecord::init(&r, 7, "n");
+        SegmentHeader::publish(&r);
+        let header = SegmentHeader::read(&r, SegmentKind::Node).unwrap();
+        assert_eq!(NodeRecord::read(&r, &header).unwrap().node_id, 7);
+    }
 }

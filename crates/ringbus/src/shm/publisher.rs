@@ -237,7 +237,6 @@ impl PublisherSegment {
         let Some(opened) = super::segment::open(path, SegmentKind::Publisher, false)? else {
             return Ok(None);
         };
-        let h: PublisherHeader = opened.region.read_plain(0);
         let check = |what, found: u64, want: u64| {
             if found == want {
                 Ok(())
@@ -245,6 +244,10 @@ impl PublisherSegment {
                 Err(corrupt(what, found, want))
             }
         };
+        // First: the whole expected segment is there (the header is within it).
+        check("publisher segment length", opened.region.len() as u64, expected.total_bytes)
+            .map_err(|e| super::segment::header_error(path, e))?;
+        let h: PublisherHeader = opened.region.read_plain(0);
         let verdict =
             check("publisher header size", opened.header.header_bytes as u64, size_of::<PublisherHeader>() as u64)
                 .and(check("publisher topic id", h.topic_id, topic_id))
@@ -475,5 +478,34 @@ mod tests {
         assert_eq!(g.reserved_at_creation(), g.total_bytes);
         let huge = TopicConfig { max_payload_bytes: 1 << 30, chunk_count: 1 << 20, ..c };
         assert_eq!(PublisherGeometry::new(&huge, 1), None, "2^50 bytes is refused, not wrapped");
+    }
+}
+
+#[cfg(all(test, not(miri)))] // real files: not under Miri
+mod files {
+    use super::*;
+    use std::os::unix::fs::OpenOptionsExt;
+
+    /// Found by fuzzing: a publisher file of 64 bytes, a valid segment header saying so,
+    /// made a subscriber read the 192-byte publisher header past its end (a panic). A
+    /// publisher segment shorter (or longer) than its topic's geometry is refused first.
+    #[test]
+    fn a_segment_of_the_wrong_length_is_refused_before_its_header_is_read() {
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        let config = super::super::topic::sample_config();
+        let geometry = PublisherGeometry::new(&config, 8).unwrap();
+        for len in [64, 4096, geometry.total_bytes - 64] {
+            let r = Region::heap(len as usize);
+            SegmentHeader::new(SegmentKind::Publisher, size_of::<PublisherHeader>() as u32, len).write(&r);
+            SegmentHeader::publish(&r);
+            let path = dir.path().join(format!("pub.{len}"));
+            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path).unwrap();
+            std::io::Write::write_all(&mut file, r.bytes(0, len as usize)).unwrap();
+            let e = PublisherSegment::open(&path, geometry, 0, 0, 1).unwrap_err();
+            assert!(
+                matches!(&e, OpenError::Corrupted { corruption, .. } if corruption.what == "publisher segment length"),
+                "{e}"
+            );
+        }
     }
 }

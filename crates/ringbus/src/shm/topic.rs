@@ -342,7 +342,7 @@ pub(crate) struct ReliableSet<'a> {
     max_subscribers: u32,
 }
 
-impl ReliableSet<'_> {
+impl<'a> ReliableSet<'a> {
     /// How many subscribers are reliable (a publisher's first look, on every loan).
     #[inline]
     pub(crate) fn count(&self) -> u32 {
@@ -369,7 +369,7 @@ impl ReliableSet<'_> {
 
     /// The reliable slots now (a bit past `max_subscribers`, which only a bad peer could
     /// set, is ignored).
-    pub(crate) fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn slots(self) -> impl Iterator<Item = u32> + 'a {
         let max = self.max_subscribers;
         self.bits.iter().enumerate().flat_map(move |(w, word)| {
             // Acquire: pairs with the Release in `insert`.
@@ -636,6 +636,16 @@ impl TopicSegment {
         self.layout.subscriber_slot(&self.region, slot)
     }
 
+    /// The reliable subscribers a publisher waits for: the slots in the reliable set that
+    /// are taken. A bit of a free slot is ignored: an owner sets its bit after taking its
+    /// slot and clears it before leaving, so only a bad peer leaves one there, and no
+    /// reclaim would ever clear it (there is no dead owner to reclaim).
+    pub(crate) fn reliable_readers(&self) -> impl Iterator<Item = u32> + '_ {
+        // Acquire (in `state`): pairs with the Release of `SubscriberSlot::activate`, which
+        // comes before the owner's `ReliableSet::insert`.
+        self.reliable_set().slots().filter(|&slot| self.subscriber(slot).state() != SlotState::Free as u32)
+    }
+
     /// Where a publisher slot starts (its first byte is the slot's liveness lock).
     pub(crate) fn publisher_offset(&self, slot: u32) -> u64 {
         self.layout.publisher_slot_offset(slot) as u64
@@ -733,6 +743,23 @@ mod tests {
         r.write_plain::<u32>(offset_of!(TopicHeader, config) + 8, 4);
         r.write_plain::<u32>(offset_of!(TopicHeader, name_len), 4000);
         assert!(matches!(TopicLayout::read(&r), Err(HeaderError::Corrupted(c)) if c.what == "topic name length"));
+    }
+
+    /// Found by fuzzing: a scribbled reliable bit of a free subscriber slot made every
+    /// publisher wait, forever and spinning, for a reader nobody could reclaim.
+    #[test]
+    fn a_reliable_bit_of_a_free_slot_is_no_reader() {
+        let layout = TopicLayout { config: config() };
+        let r = Region::heap(layout.total_bytes() as usize);
+        layout.init(&r, 42, "t", &PayloadType::bytes());
+        let segment = TopicSegment::new(r, layout);
+        segment.subscriber(1).activate(0, true, 7, 1);
+        segment.reliable_set().insert(1);
+        segment.reliable_set().insert(2); // slot 2 is free
+        assert_eq!(segment.reliable_set().slots().collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(segment.reliable_readers().collect::<Vec<_>>(), [1]);
+        segment.subscriber(1).release();
+        assert_eq!(segment.reliable_readers().count(), 0);
     }
 
     #[test]

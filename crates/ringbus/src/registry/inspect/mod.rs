@@ -327,7 +327,7 @@ fn node(path: &Path) -> Result<Option<NodeInfo>, OpenError> {
     let Some(opened) = segment::open(path, SegmentKind::Node, false)? else {
         return Ok(None);
     };
-    let record: NodeRecord = opened.region.read_plain(0);
+    let record = NodeRecord::read(&opened.region, &opened.header).map_err(|e| segment::header_error(path, e))?;
     let len = (record.name_len as usize).min(MAX_NODE_NAME_BYTES);
     Ok(Some(NodeInfo {
         id: record.node_id,

@@ -29,12 +29,18 @@
 //!
 //! Every position read from shared memory is checked against what this side knows: a
 //! head outside `[cached head, tail]` or a tail outside `[cached tail, head + capacity]`
-//! comes from a buggy or hostile peer and is reported, never used.
+//! comes from a buggy or hostile peer and is reported, never used. So is any position
+//! above [`MAX_POSITION`], which no queue reaches: every position a side holds stays far
+//! enough below `u64::MAX` that adding a capacity or a count to it cannot overflow.
 
 use crate::sync::{fence, AtomicU64, Ordering};
 
 /// A producer's claim word when it is not claiming or writing.
 pub(crate) const NO_CLAIM: u64 = u64::MAX;
+
+/// The largest position accepted from shared memory: 2^63 − 1, which a queue pushing
+/// 10^9 commands a second reaches in 292 years.
+pub(crate) const MAX_POSITION: u64 = u64::MAX >> 1;
 
 /// The commands' storage: `capacity` (a power of two) slots, each with a mark word.
 pub(crate) trait Slots<T: Copy> {
@@ -78,9 +84,9 @@ pub(crate) struct Positions<'a> {
 
 impl Positions<'_> {
     /// The consumer's position, as a producer opening the queue checks it.
-    pub(crate) fn head_now(&self) -> u64 {
+    pub(crate) fn head_now(&self) -> Result<u64, BadPosition> {
         // Acquire: pairs with the consumer's Release store after a pop.
-        self.head.load(Ordering::Acquire)
+        check("consumer position", self.head.load(Ordering::Acquire), 0, MAX_POSITION)
     }
 
     /// `(tail, head)` now, for diagnostics (two loads, not one instant).
@@ -133,11 +139,11 @@ pub(crate) struct ProducerSide {
 }
 
 impl ProducerSide {
-    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> ProducerSide {
+    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> Result<ProducerSide, BadPosition> {
         // Acquire: pairs with the consumer's Release head stores.
-        let head = positions.head.load(Ordering::Acquire);
-        let tail = positions.tail.load(Ordering::Acquire);
-        ProducerSide { mode, tail, cached_head: head, cache: true, head_reads: 0 }
+        let head = positions.head_now()?;
+        let tail = check("producer position", positions.tail.load(Ordering::Acquire), head, MAX_POSITION)?;
+        Ok(ProducerSide { mode, tail, cached_head: head, cache: true, head_reads: 0 })
     }
 
     /// Room for `want` commands after `tail`, loading the shared head only if the cached
@@ -153,7 +159,7 @@ impl ProducerSide {
         tail: u64,
         want: u64,
     ) -> Result<Option<u64>, BadPosition> {
-        check("producer position", tail, self.cached_head, u64::MAX)?;
+        check("producer position", tail, self.cached_head, MAX_POSITION)?;
         // Zero if the cached head is too stale for this tail (MPSC: other producers
         // claimed with a fresher head).
         let cached_free = (self.cached_head + capacity).saturating_sub(tail);
@@ -291,9 +297,9 @@ pub(crate) struct ConsumerSide {
 }
 
 impl ConsumerSide {
-    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> ConsumerSide {
-        let head = positions.head.load(Ordering::Acquire);
-        ConsumerSide { mode, head, cached_tail: head, cache: true, tail_reads: 0 }
+    pub(crate) fn new(mode: Mode, positions: Positions<'_>) -> Result<ConsumerSide, BadPosition> {
+        let head = positions.head_now()?;
+        Ok(ConsumerSide { mode, head, cached_tail: head, cache: true, tail_reads: 0 })
     }
 
     /// Commands ready at the head, at most `want` (SPSC: from the cached tail, reloaded

@@ -52,7 +52,8 @@ mod unit {
         for mode in [Mode::Spsc, Mode::Mpsc] {
             let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
             let p = positions(&tail, &head);
-            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            let (mut producer, mut consumer) =
+                (ProducerSide::new(mode, p).unwrap(), ConsumerSide::new(mode, p).unwrap());
             assert_eq!(producer.push(p, &slots, &[1, 2, 3, 4, 5]).unwrap(), 5);
             assert_eq!(producer.push(p, &slots, &[6, 7, 8, 9]).unwrap(), 3, "only 3 fit");
             assert_eq!(producer.head_reads, 1, "{mode:?}: once, when the cache said full");
@@ -77,7 +78,8 @@ mod unit {
         for mode in [Mode::Spsc, Mode::Mpsc] {
             let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
             let p = positions(&tail, &head);
-            let (mut producer, mut consumer) = (ProducerSide::new(mode, p), ConsumerSide::new(mode, p));
+            let (mut producer, mut consumer) =
+                (ProducerSide::new(mode, p).unwrap(), ConsumerSide::new(mode, p).unwrap());
             let mut out = [0; 4];
             assert_eq!(producer.push(p, &slots, &[1, 2, 3]).unwrap(), 3);
             assert_eq!(consumer.pop(p, &slots, &mut out).unwrap(), 3);
@@ -110,8 +112,8 @@ mod unit {
     fn positions_claimed_by_a_dead_producer_are_skipped_and_a_live_ones_never() {
         let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
         let (live, dead_claim) = (positions(&tail, &head), AtomicU64::new(NO_CLAIM));
-        let mut producer = ProducerSide::new(Mode::Mpsc, live);
-        let mut consumer = ConsumerSide::new(Mode::Mpsc, live);
+        let mut producer = ProducerSide::new(Mode::Mpsc, live).unwrap();
+        let mut consumer = ConsumerSide::new(Mode::Mpsc, live).unwrap();
         producer.push(live, &slots, &[1]).unwrap();
         // The dead producer: announced a claim of positions 1..4, marked only position 1.
         dead_claim.store(1, Ordering::Relaxed);
@@ -136,7 +138,7 @@ mod unit {
     fn without_the_cache_every_push_reads_the_head() {
         let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(8));
         let p = positions(&tail, &head);
-        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        let mut producer = ProducerSide::new(Mode::Spsc, p).unwrap();
         producer.cache = false;
         for i in 0..5 {
             producer.push(p, &slots, &[i]).unwrap();
@@ -148,19 +150,38 @@ mod unit {
     fn impossible_positions_are_refused_and_nothing_is_overwritten() {
         let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(0), AtomicSlots::new(4));
         let p = positions(&tail, &head);
-        let mut producer = ProducerSide::new(Mode::Spsc, p);
+        let mut producer = ProducerSide::new(Mode::Spsc, p).unwrap();
         producer.push(p, &slots, &[1, 2, 3, 4]).unwrap();
         head.store(9, Ordering::Relaxed); // beyond the tail: would free slots never read
         let err = producer.push(p, &slots, &[5]).unwrap_err();
         assert_eq!((err.what, err.found, err.low, err.high), ("consumer position", 9, 0, 4));
         assert_eq!((0..4).map(|i| slots.read(i)).collect::<Vec<_>>(), [1, 2, 3, 4]);
-        let mut consumer = ConsumerSide::new(Mode::Spsc, positions(&tail, &AtomicU64::new(0)));
+        let mut consumer = ConsumerSide::new(Mode::Spsc, positions(&tail, &AtomicU64::new(0))).unwrap();
         tail.store(100, Ordering::Relaxed); // more than a ring ahead
         let mut out = [0; 1];
         assert_eq!(
             consumer.pop(positions(&tail, &AtomicU64::new(0)), &slots, &mut out).unwrap_err().what,
             "producer position"
         );
+    }
+
+    /// Found by fuzzing: a consumer opening a queue whose head a peer set to `u64::MAX`
+    /// overflowed computing `head + capacity` on its first pop. Positions past
+    /// `MAX_POSITION` are refused where they are read, so no sum of a position overflows.
+    #[test]
+    fn positions_near_the_end_of_u64_are_refused_where_they_are_read() {
+        let (tail, head, slots) = (AtomicU64::new(0), AtomicU64::new(u64::MAX), AtomicSlots::new(4));
+        let p = positions(&tail, &head);
+        assert_eq!(ConsumerSide::new(Mode::Spsc, p).unwrap_err().what, "consumer position");
+        assert_eq!(ProducerSide::new(Mode::Mpsc, p).unwrap_err().what, "consumer position");
+        assert_eq!(p.head_now().unwrap_err().found, u64::MAX);
+        head.store(0, Ordering::Relaxed);
+        tail.store(MAX_POSITION + 1, Ordering::Relaxed);
+        assert_eq!(ProducerSide::new(Mode::Spsc, p).unwrap_err().what, "producer position");
+        tail.store(0, Ordering::Relaxed);
+        let mut producer = ProducerSide::new(Mode::Mpsc, p).unwrap();
+        tail.store(u64::MAX, Ordering::Relaxed);
+        assert_eq!(producer.push(p, &slots, &[1]).unwrap_err().what, "producer position");
     }
 }
 
@@ -232,10 +253,10 @@ mod loom_models {
             let r = ring(2);
             let r2 = r.clone();
             let producer = loom::thread::spawn(move || {
-                let mut side = ProducerSide::new(Mode::Spsc, positions(&r2));
+                let mut side = ProducerSide::new(Mode::Spsc, positions(&r2)).unwrap();
                 push_all(&r2, &mut side, &[10, 11, 12]);
             });
-            let mut side = ConsumerSide::new(Mode::Spsc, positions(&r));
+            let mut side = ConsumerSide::new(Mode::Spsc, positions(&r)).unwrap();
             assert_eq!(pop_n(&r, &mut side, 3), [10, 11, 12]);
             producer.join().unwrap();
         });
@@ -267,13 +288,13 @@ mod loom_models {
                     let r = r.clone();
                     loom::thread::spawn(move || {
                         let p = (items[0] > 5) as usize;
-                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p));
+                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p)).unwrap();
                         side.cache = cache;
                         push_all_as(&r, producer_positions(&r, p), &mut side, &items);
                     })
                 })
                 .collect();
-            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r)).unwrap();
             let got = pop_n(&r, &mut side, 4);
             for p in producers {
                 p.join().unwrap();
@@ -299,12 +320,12 @@ mod loom_models {
                 .map(|(p, items)| {
                     let r = r.clone();
                     loom::thread::spawn(move || {
-                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p));
+                        let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r, p)).unwrap();
                         push_all_as(&r, producer_positions(&r, p), &mut side, &items);
                     })
                 })
                 .collect();
-            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r)).unwrap();
             let mut got = Vec::new();
             while got.len() < 2 {
                 let mut out = [0; 2];
@@ -334,16 +355,16 @@ mod loom_models {
             let r = ring(4);
             let r2 = r.clone();
             let live = loom::thread::spawn(move || {
-                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r2, 0));
+                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r2, 0)).unwrap();
                 push_all_as(&r2, producer_positions(&r2, 0), &mut side, &[1, 2]);
             });
             let r3 = r.clone();
             let dead = loom::thread::spawn(move || {
                 // `claim` alone: announced and claimed, then killed before any mark.
-                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r3, 1));
+                let mut side = ProducerSide::new(Mode::Mpsc, producer_positions(&r3, 1)).unwrap();
                 assert_eq!(side.claim(producer_positions(&r3, 1), 4, 1).unwrap().1, 1);
             });
-            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r));
+            let mut side = ConsumerSide::new(Mode::Mpsc, positions(&r)).unwrap();
             let (mut got, mut skipped) = (Vec::new(), 0);
             while got.len() < 2 {
                 let mut out = [0; 2];
