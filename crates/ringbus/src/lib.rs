@@ -2,6 +2,33 @@
 //! zero copies, O(1) publishing whatever the number of subscribers, no system call when no
 //! subscriber sleeps and exactly one when any does.
 //!
+//! # Overview
+//!
+//! - [`Node`]: a participant. Everything else is opened from a node, under its *root*
+//!   directory (`$RINGBUS_ROOT`, or `/dev/shm/ringbus-<uid>`), which the node also keeps
+//!   clean of what dead processes left.
+//! - Publish/subscribe: [`Node::topic`] gives a [`TopicBuilder`] (the topic's settings)
+//!   that opens a [`Publisher`] or a [`Subscriber`]. A publisher lends a [`Loan`] to write
+//!   the message into in place, then publishes it; a subscriber hands out each message as
+//!   a [`Sample`] read in place, by polling ([`Subscriber::take`],
+//!   [`take_latest`](Subscriber::take_latest), [`take_all`](Subscriber::take_all)) or by
+//!   sleeping until it comes ([`Subscriber::receive`]). Typed messages are [`Pod`] types.
+//! - Command queues: [`Node::queue`] opens a bounded queue of fixed-size commands with one
+//!   [`Consumer`] and one or many [`Producer`]s; [`service`] builds request/response on
+//!   them.
+//! - Waking between processes: a [`Latch`] (an event), a [`Semaphore`] (tokens), and
+//!   [`wait`] / [`wake`] on any 32-bit word of shared memory.
+//! - Waiting on many things at once: a [`WaitSet`] sleeps on subscribers, words, latches,
+//!   semaphores, fds, timers and peer death together; an [`Executor`] runs timers and
+//!   callbacks over one, in the callback or the polling style.
+//! - Tools: [`inspect`] reads what a root holds (as `ringbus list` and `ringbus top` show
+//!   it); [`clean`] removes what dead processes left.
+//! - Errors: one enum per operation ([`OpenError`], [`LoanError`], [`TakeError`],
+//!   [`ReceiveError`], [`QueueError`], [`WaitSetError`], ...); each variant says when it
+//!   happens and what to do.
+//!
+//! A publisher and a subscriber, here in one process (they work the same from two):
+//!
 //! ```
 //! # let dir = tempfile::tempdir().unwrap();
 //! use ringbus::Node;
@@ -38,6 +65,7 @@
 //! ```
 #![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]
+#![warn(missing_docs)]
 
 pub(crate) mod notify;
 pub(crate) mod pool;

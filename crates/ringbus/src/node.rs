@@ -15,6 +15,25 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A participant on the bus. Cheap to clone; publishers and subscribers keep it alive.
+///
+/// A node is a file under the root that its process holds locked for as long as the node
+/// lives; the kernel drops the lock when the process dies, however it dies. Nodes that
+/// come and go remove the files of dead nodes and of segments whose creator died while
+/// building them. Topics ([`Node::topic`]), command queues ([`Node::queue`]), latches
+/// ([`Node::latch`]) and semaphores ([`Node::semaphore`]) are opened from a node.
+///
+/// ```
+/// use ringbus::Node;
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// // A root of our own; Node::new uses $RINGBUS_ROOT, or /dev/shm/ringbus-<uid>.
+/// let node = Node::with_root("camera-driver", dir.path())?;
+/// assert_eq!(node.name(), "camera-driver");
+/// assert_eq!(node.root_path(), dir.path());
+///
+/// let publisher = node.topic("camera/frames").publisher()?;
+/// drop(publisher); // the last participant out removes the topic
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Node {
     inner: Arc<NodeInner>,
@@ -33,12 +52,24 @@ struct NodeInner {
 
 impl Node {
     /// Registers a node under the default root (`$RINGBUS_ROOT`, or
-    /// `/dev/shm/ringbus-<uid>`). Files left by dead nodes are removed on the way.
+    /// `/dev/shm/ringbus-<uid>`, created with mode 0700 if missing). Files left by dead
+    /// nodes are removed on the way.
+    ///
+    /// `name` is for people (`ringbus list nodes` shows it): 1 to 64 bytes without control
+    /// characters, and need not be unique. Fails with [`OpenError::InvalidName`], or with
+    /// [`OpenError::RootUnusable`] when the root is not a private directory of this user.
+    ///
+    /// ```no_run
+    /// let node = ringbus::Node::new("planner")?;
+    /// # Ok::<(), ringbus::OpenError>(())
+    /// ```
     pub fn new(name: &str) -> Result<Node, OpenError> {
         Self::with_root(name, Root::default_path())
     }
 
-    /// Registers a node under an explicit root directory.
+    /// Registers a node under an explicit root directory (created with mode 0700 if
+    /// missing), as [`Node::new`] does under the default one. Processes talk to each other
+    /// only through the same root.
     pub fn with_root(name: &str, root: impl Into<PathBuf>) -> Result<Node, OpenError> {
         if name.is_empty() || name.len() > MAX_NODE_NAME_BYTES || name.chars().any(char::is_control) {
             return Err(OpenError::InvalidName {
@@ -60,7 +91,9 @@ impl Node {
         }
     }
 
-    /// The node's random 64-bit id.
+    /// The node's random 64-bit id, drawn when it registered: unique among the nodes of a
+    /// root. Tools show it, and [`WaitSet::attach_peer_death`](crate::WaitSet::attach_peer_death)
+    /// takes it.
     pub fn id(&self) -> u64 {
         self.inner.id
     }

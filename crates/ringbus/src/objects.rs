@@ -118,6 +118,27 @@ macro_rules! object_common {
 /// A one-bit event between processes, like PostgreSQL's latch: `set` wakes every waiter
 /// (one system call, none if nobody waits); the owner `reset`s it before looking for work.
 /// Cheap to clone; clones share the mapping.
+///
+/// A latch is named, under the root: every process that opens the name
+/// ([`Node::latch`](crate::Node::latch) or [`Latch::open`]) shares it, and it stays until
+/// [`unlink`](Latch::unlink)ed (or the root is cleaned). Wait on it alone with
+/// [`Latch::wait`], or with other sources in a [`WaitSet`](crate::WaitSet).
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use ringbus::Latch;
+/// use std::time::Duration;
+/// let work_ready = node.latch("worker/ready")?;
+/// // Another handle of the same latch, as another process would open it.
+/// let other = Latch::open(node.root(), "worker/ready")?;
+///
+/// work_ready.reset(); // reset, look for work, then wait: a set in between is not missed
+/// assert!(other.set()); // it was not set: this set it (and woke any waiter)
+/// work_ready.wait(Some(Duration::from_secs(1)))?; // returns at once: it is set
+/// assert!(work_ready.is_set());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Latch {
     pub(crate) handle: Arc<ObjectHandle>,
@@ -157,6 +178,8 @@ impl Latch {
         self.word().reset()
     }
 
+    /// Whether the latch is set right now (one load, no system call). Another process may
+    /// set or reset it the moment after.
     pub fn is_set(&self) -> bool {
         self.word().is_set()
     }
@@ -170,6 +193,23 @@ impl Latch {
 /// A counting semaphore between processes — job tokens without a pipe: `post` wakes
 /// exactly one sleeper (no herd) and makes no system call when nobody sleeps.
 /// Cheap to clone; clones share the mapping.
+///
+/// Named under the root like a [`Latch`], and kept until [`unlink`](Semaphore::unlink)ed.
+/// A process that dies holding tokens does not give them back: post only what you took.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use std::time::Duration;
+/// let jobs = node.semaphore("build/jobs", 2)?; // created with 2 tokens if new
+/// assert!(jobs.try_wait());
+/// assert!(jobs.try_wait());
+/// assert!(!jobs.try_wait()); // none left: wait() would sleep until a post
+/// jobs.post()?; // a job is done: its token back, one sleeper woken
+/// jobs.wait_timeout(Duration::from_secs(1))?;
+/// assert_eq!(jobs.value(), 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Semaphore {
     pub(crate) handle: Arc<ObjectHandle>,
@@ -180,6 +220,7 @@ object_common!(Semaphore);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("the semaphore already holds the maximum of {max} tokens; a post without a matching wait is a bug")]
 pub struct SemaphoreFull {
+    /// The most tokens a semaphore holds: [`MAX_SEMAPHORE_COUNT`](crate::MAX_SEMAPHORE_COUNT).
     pub max: u32,
 }
 

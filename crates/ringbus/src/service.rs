@@ -11,6 +11,20 @@
 //! [`CallError::ServerGone`] instead of hanging. A client that dies leaves nothing on the
 //! server: the server keeps an open response queue per client only while that client (its
 //! consumer lock) lives, and removes a dead client's queue file when it notices.
+//!
+//! ```
+//! # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+//! # let node = ringbus::Node::with_root("doc", dir.path())?;
+//! use ringbus::service::{Client, Server};
+//! use std::time::Duration;
+//! let mut server = Server::<u64, u64>::new(&node, "square", 16)?;
+//! let mut client = Client::<u64, u64>::new(&node, "square", 16)?; // another process, say
+//! std::thread::scope(|s| {
+//!     s.spawn(|| server.serve_once(Some(Duration::from_secs(5)), |x| x * x));
+//!     assert_eq!(client.call(7, Duration::from_secs(5)), Ok(49));
+//! });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::OpenError;
 use crate::queue::{Consumer, Producer, PushError, QueueError};
@@ -27,10 +41,17 @@ pub use crate::shm::queue::Envelope;
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CallError {
+    /// No response came within the timeout, though the server lives. The request may
+    /// still be served; its late response is dropped. Call again, perhaps with a longer
+    /// timeout.
     #[error("no response within the timeout (the server is alive but slow or overloaded)")]
     Timeout,
+    /// No server consumes the request queue (none was started, or it exited or was
+    /// killed), checked before the push and every [`LIVENESS_CHECK`] while waiting. Start
+    /// the server and call again; the client finds a new one by itself.
     #[error("the server of this service is gone (its process exited or was killed); start it and call again")]
     ServerGone,
+    /// The request or response queue is unusable: see [`QueueError`].
     #[error(transparent)]
     Queue(#[from] QueueError),
 }

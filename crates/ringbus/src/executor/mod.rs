@@ -1,12 +1,13 @@
 //! [`Executor`]: one thread running timers, per-message subscription callbacks, inputs read
 //! by timers, and fd / word callbacks, all over one [`WaitSet`].
 //!
-//! Seed 002: a node that receives topics at 10, 30 and 50 Hz and processes them in a 10 Hz
-//! timer wastes most of its CPU waking up for messages it throws away. Here the cheap style
-//! is one line away from the usual one: an [`Input`] made from a `Wake::OnData` subscriber
-//! is filled by the executor as messages arrive (one wake-up per message, the callback
-//! style); made from a `Wake::Never` subscriber it is read by the timer itself and nothing
-//! wakes the thread between ticks (the polling style). The timer's code is the same.
+//! Why two styles: a node that receives topics at 10, 30 and 50 Hz and processes them in a
+//! 10 Hz timer wastes most of its CPU waking up for messages it throws away. Here the cheap
+//! style is one line away from the usual one: an [`Input`] made from a `Wake::OnData`
+//! subscriber is filled by the executor as messages arrive (one wake-up per message, the
+//! callback style); made from a `Wake::Never` subscriber it is read by the timer itself and
+//! nothing wakes the thread between ticks (the polling style). The timer's code is the
+//! same.
 
 mod input;
 
@@ -46,8 +47,11 @@ pub struct ExecutorStats {
 /// Why a round of the executor failed. The executor stays usable: call `spin` again.
 #[derive(Debug, thiserror::Error)]
 pub enum ExecutorError {
+    /// The wait underneath failed (see [`WaitSetError`]); no callback ran.
     #[error(transparent)]
     WaitSet(#[from] WaitSetError),
+    /// A subscription or callback-style input could not take its messages (see
+    /// [`TakeError`]); the callbacks before it in the round ran, those after it did not.
     #[error("taking from a subscription failed: {0}")]
     Take(#[from] TakeError),
 }
@@ -55,6 +59,40 @@ pub enum ExecutorError {
 type Callback<'a> = Box<dyn FnMut(EventKind, &mut Control) -> Result<(), TakeError> + 'a>;
 
 /// Runs callbacks on one thread. See the [module documentation](self).
+///
+/// Register timers ([`Executor::timer`]), per-message callbacks
+/// ([`Executor::subscription`]), inputs for timers to read ([`Executor::input`]), fds and
+/// words; then [`spin`](Executor::spin) until a callback calls [`Control::stop`], or
+/// [`spin_once`](Executor::spin_once) / [`spin_for`](Executor::spin_for) for a bounded
+/// time. Callbacks may borrow from the caller for the executor's lifetime `'a`.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use ringbus::{Executor, Wake};
+/// use std::time::Duration;
+/// let mut publisher = node.topic("chatter").publisher()?;
+/// let mut executor = Executor::new()?;
+///
+/// // Callback style: called once per message, as it arrives.
+/// executor.subscription(node.topic("chatter").subscriber()?, |sample, _control| {
+///     assert_eq!(&*sample, b"hello");
+/// })?;
+///
+/// // Polling style: nothing wakes the thread for this input; the timer reads it.
+/// let input = executor.input(node.topic("chatter").wake(Wake::Never).subscriber()?)?;
+/// executor.timer(Duration::from_millis(10), move |control| {
+///     if let Ok(Some(latest)) = input.latest() {
+///         assert_eq!(&**latest, b"hello");
+///         control.stop(); // spin returns after this round
+///     }
+/// })?;
+///
+/// publisher.publish_copy(b"hello")?;
+/// executor.spin_for(Duration::from_secs(5))?;
+/// assert_eq!(executor.stats().messages, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Executor<'a> {
     wait_set: WaitSet<'a>,
     callbacks: Vec<(Key, Callback<'a>)>,
@@ -199,6 +237,7 @@ impl<'a> Executor<'a> {
         &self.wait_set
     }
 
+    /// Wake-ups, timer calls and messages so far (counted since [`Executor::new`]).
     pub fn stats(&self) -> ExecutorStats {
         self.stats.get()
     }

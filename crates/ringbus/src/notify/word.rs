@@ -11,6 +11,20 @@ use std::time::{Duration, Instant};
 /// The word may live in any mapping shared between processes (`MAP_SHARED`); the wait
 /// is a shared futex, so a [`wake`] from any process that maps the same memory, at any
 /// address, ends it. Spurious wake-ups are absorbed here.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use std::time::Duration;
+/// // Here a word of this process; across processes, a word in a MAP_SHARED mapping.
+/// let word = AtomicU32::new(0);
+/// std::thread::scope(|s| {
+///     s.spawn(|| {
+///         word.store(1, Ordering::Release); // change the word first,
+///         ringbus::wake(&word, u32::MAX); // then wake every waiter
+///     });
+///     assert_eq!(ringbus::wait(&word, 0, Some(Duration::from_secs(5))), Ok(1));
+/// });
+/// ```
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> Result<u32, TimedOut> {
     let deadline = timeout.map(|t| Instant::now() + t);
     loop {
@@ -30,7 +44,7 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> Resul
 /// Wakes up to `n` processes or threads waiting on `word` (by [`wait`], a
 /// [`WaitSet`](crate::WaitSet), or a raw `FUTEX_WAIT`); returns how many woke. Change the
 /// word first (with `Release`), then wake: a waiter that has not yet slept sees the change.
-/// One system call; skip it when you know nobody waits.
+/// One system call; skip it when you know nobody waits. See [`wait`] for an example.
 pub fn wake(word: &AtomicU32, n: u32) -> u32 {
     crate::sync::futex::wake(word, n)
 }

@@ -29,6 +29,10 @@ use crate::Node;
 
 impl Node {
     /// Opens a topic: configure it, then call `.publisher()` or `.subscriber()`.
+    ///
+    /// `name` is 1 to [`MAX_TOPIC_NAME_BYTES`] bytes of `[A-Za-z0-9_-]` segments separated
+    /// by `/` (`lidar/points`; one leading `/` is ignored); it is checked when the builder
+    /// opens the topic ([`OpenError::InvalidName`]).
     pub fn topic(&self, name: &str) -> TopicBuilder {
         TopicBuilder::new(self.clone(), name)
     }
@@ -36,11 +40,20 @@ impl Node {
 
 impl TopicBuilder {
     /// Opens (or creates) the topic and joins it as a publisher.
+    ///
+    /// Fails with an [`OpenError`]: a bad name or setting, a setting or payload type that
+    /// disagrees with the existing topic, all `max_publishers` slots taken, too little
+    /// shared memory, or a busy lock past the open timeout.
     pub fn publisher(self) -> Result<Publisher, OpenError> {
         Publisher::new(self)
     }
 
-    /// Opens (or creates) the topic and joins it as a subscriber.
+    /// Opens (or creates) the topic and joins it as a subscriber. It receives what is
+    /// published from now on, plus `history` earlier messages of each publisher.
+    ///
+    /// Fails with an [`OpenError`] as [`TopicBuilder::publisher`] does (with
+    /// `max_subscribers`), or when `keep_last` is 0, above the depth, or given to a reliable
+    /// subscriber.
     pub fn subscriber(self) -> Result<Subscriber, OpenError> {
         Subscriber::new(self)
     }

@@ -42,6 +42,30 @@ pub struct PublisherStats {
 /// Publishes on one topic. Each publisher owns a broadcast log and a pool of payload
 /// chunks; publishing writes one log entry and one position, whatever the number of
 /// subscribers, and makes a system call only if a subscriber sleeps.
+///
+/// Made by [`TopicBuilder::publisher`]. A message is written in place: [`Publisher::loan`]
+/// (or [`loan_uninit`](Publisher::loan_uninit), [`loan_value`](Publisher::loan_value),
+/// [`loan_slice`](Publisher::loan_slice)) lends a chunk of the pool, and
+/// [`Loan::publish`] publishes it; [`Publisher::publish_copy`] and
+/// [`publish_value`](Publisher::publish_value) do both for small messages. Dropping the
+/// publisher leaves the topic; subscribers can still take what it published.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// let mut publisher = node.topic("chatter").max_payload_bytes(256).publisher()?;
+/// let mut subscriber = node.topic("chatter").subscriber()?;
+///
+/// let mut loan = publisher.loan(256)?; // zeroed, at the largest size
+/// let text = b"hello";
+/// loan[..text.len()].copy_from_slice(text);
+/// loan.truncate(text.len()); // the real size, once known
+/// loan.publish();
+///
+/// assert_eq!(&*subscriber.take()?.expect("published"), b"hello");
+/// assert_eq!(publisher.stats().publishes, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Publisher {
     topic: TopicHandle,
@@ -319,14 +343,61 @@ impl Publisher {
         assert!(loan.lender == self.lender(), "a detached loan goes back to the publisher that lent it");
     }
 
-    /// Like [`Publisher::loan_uninit`], with the bytes zeroed.
+    /// Lends `len` bytes (at most the topic's `max_payload_bytes`) of a free chunk, zeroed,
+    /// to write a message into; [`Loan::publish`] publishes it, dropping the loan gives the
+    /// chunk back. [`Publisher::loan_uninit`] skips the zeroing, for a message that
+    /// overwrites every byte.
+    ///
+    /// Errors: see [`LoanError`] — too large, no free chunk, no memory for an on-demand
+    /// chunk, or a reliable subscriber in the way.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("chatter").publisher()?;
+    /// let mut loan = publisher.loan(16)?;
+    /// assert!(loan.iter().all(|&b| b == 0));
+    /// loan[0] = 42;
+    /// drop(loan); // not published: the chunk goes back to the pool
+    /// assert_eq!(publisher.stats().publishes, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn loan(&mut self, len: usize) -> Result<Loan<'_>, LoanError> {
         let mut loan = self.loan_uninit(len)?;
         loan.fill(0);
         Ok(loan)
     }
 
-    /// A loan sized for one `T`; checks `T` against the topic's payload type.
+    /// A loan sized for one `T`, uninitialised as [`Publisher::loan_uninit`]; write it
+    /// through [`Loan::value_mut`]. `T` must be the topic's
+    /// [`payload_type`](TopicBuilder::payload_type), or the topic untyped (else
+    /// [`LoanError::TypeMismatch`]). Subscribers read it with
+    /// [`Sample::value`](super::Sample::value).
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// #[derive(Clone, Copy)]
+    /// #[repr(C)]
+    /// struct Pose {
+    ///     x: f64,
+    ///     y: f64,
+    /// }
+    /// // SAFETY: repr(C), two f64s: no padding, and every bit pattern is a valid Pose.
+    /// unsafe impl ringbus::Pod for Pose {}
+    ///
+    /// let mut publisher = node.topic("pose").payload_type::<Pose>().publisher()?;
+    /// let mut subscriber = node.topic("pose").payload_type::<Pose>().subscriber()?;
+    ///
+    /// let mut loan = publisher.loan_value::<Pose>()?;
+    /// *loan.value_mut::<Pose>()? = Pose { x: 1.0, y: 2.0 };
+    /// loan.publish();
+    ///
+    /// let sample = subscriber.take()?.expect("published");
+    /// let pose: &Pose = sample.value()?; // in place, in the publisher's chunk
+    /// assert_eq!((pose.x, pose.y), (1.0, 2.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn loan_value<T: Pod>(&mut self) -> Result<Loan<'_>, LoanError> {
         let (existing, requested) = (&self.topic.payload, PayloadType::of::<T>());
         if *existing != PayloadType::bytes() && *existing != requested {
@@ -337,13 +408,41 @@ impl Publisher {
 
     /// A loan sized for `n` values of `T` (an array of plain data: points, pixels, a
     /// tensor), uninitialised as [`Publisher::loan_uninit`]; write it through
-    /// [`Loan::slice_mut`]. Subscribers read it with [`super::Sample::slice`].
+    /// [`Loan::slice_mut`]. Subscribers read it with [`super::Sample::slice`]. The type is
+    /// not checked against the topic's: a slice is any number of `T`.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("points").max_payload_bytes(12 * 1024).publisher()?;
+    /// let mut subscriber = node.topic("points").subscriber()?;
+    ///
+    /// let mut loan = publisher.loan_slice::<[f32; 3]>(2)?;
+    /// loan.slice_mut::<[f32; 3]>()?.copy_from_slice(&[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]);
+    /// loan.publish();
+    ///
+    /// let sample = subscriber.take()?.expect("published");
+    /// assert_eq!(sample.slice::<[f32; 3]>()?, [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn loan_slice<T: Pod>(&mut self, n: usize) -> Result<Loan<'_>, LoanError> {
         let bytes = n.saturating_mul(std::mem::size_of::<T>());
         self.loan_uninit(bytes)
     }
 
-    /// Copies `bytes` into a loan and publishes it (for small messages).
+    /// Copies `bytes` into a loan and publishes it: one copy, for small messages or bytes
+    /// that already exist elsewhere. Fails as [`Publisher::loan`] does, and then publishes
+    /// nothing.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("chatter").publisher()?;
+    /// let mut subscriber = node.topic("chatter").subscriber()?;
+    /// publisher.publish_copy(b"hello")?;
+    /// assert_eq!(&*subscriber.take()?.expect("published"), b"hello");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn publish_copy(&mut self, bytes: &[u8]) -> Result<(), LoanError> {
         let mut loan = self.loan_uninit(bytes.len())?;
         loan.copy_from_slice(bytes);
@@ -351,7 +450,7 @@ impl Publisher {
         Ok(())
     }
 
-    /// Publishes one plain-data value.
+    /// Publishes one plain-data value (a copy): [`Publisher::loan_value`], write, publish.
     pub fn publish_value<T: Pod>(&mut self, value: &T) -> Result<(), LoanError> {
         let mut loan = self.loan_value::<T>()?;
         *loan.value_mut::<T>().expect("a loan of size_of::<T>() bytes from an aligned chunk") = *value;

@@ -9,7 +9,12 @@ use std::sync::Arc;
 /// Identifies one publisher of a topic over its lifetime: its slot and incarnation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PublisherId {
+    /// The publisher's slot in the topic, `0..max_publishers`. A slot is reused by later
+    /// publishers once its publisher has left.
     pub slot: u32,
+    /// Which publisher of the slot: it grows by one each time the slot gets a new
+    /// publisher, so slot and incarnation together name one publisher for the life of the
+    /// topic.
     pub incarnation: u32,
 }
 

@@ -147,6 +147,28 @@ fn describe(p: &PayloadType) -> String {
 /// A preallocated pool
 /// reserves `chunks × max_payload_bytes` when the publisher is created and never makes a
 /// system call on a loan.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// // The first to open the topic creates it with these settings...
+/// let mut publisher =
+///     node.topic("lidar/scan").max_payload_bytes(64 * 1024).depth(8).history(2).publisher()?;
+/// for message in [&b"first"[..], b"second", b"third"] {
+///     publisher.publish_copy(message)?;
+/// }
+/// // ...later openers accept them (or give the same values), and a late subscriber gets
+/// // the last `history` messages.
+/// let mut subscriber = node.topic("lidar/scan").subscriber()?;
+/// assert_eq!(&*subscriber.take()?.expect("history"), b"second");
+/// assert_eq!(&*subscriber.take()?.expect("history"), b"third");
+/// assert!(subscriber.take()?.is_none());
+///
+/// // A setting that disagrees with the existing topic is refused.
+/// let other = node.topic("lidar/scan").depth(16).subscriber();
+/// assert!(matches!(other, Err(ringbus::OpenError::ConfigMismatch { field: "depth", .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
 #[must_use]
 pub struct TopicBuilder {
@@ -202,35 +224,111 @@ impl TopicBuilder {
         self
     }
 
-    setter!(/// Most publishers the topic admits at once.
+    setter!(/// Most publishers the topic admits at once: 1..=64, default 4. One more fails
+        /// with [`OpenError::TooMany`]; a dead publisher's slot is reused. The topic's file
+        /// keeps a slot per publisher; each live publisher has a segment of its own (its log
+        /// and payload pool).
         max_publishers: u32);
-    setter!(/// Most subscribers the topic admits at once.
+    setter!(/// Most subscribers the topic admits at once: 1..=1024, default 16. One more fails
+        /// with [`OpenError::TooMany`]; a dead subscriber's slot is reclaimed. Part of the
+        /// default `chunks`: each subscriber may hold `max_held` chunks of every publisher.
         max_subscribers: u32);
-    setter!(/// Log entries per publisher (a power of two).
+    setter!(/// Log entries per publisher: a power of two, 1..=65536, default 16. A subscriber
+        /// more than `depth` messages behind a publisher loses the oldest (counted in
+        /// [`Subscriber::lost`](crate::Subscriber::lost)); a publisher waits instead for a
+        /// [`reliable`](TopicBuilder::reliable) one. A log entry is 32 bytes.
         depth: u32);
-    setter!(/// Past samples a subscriber that joins late receives.
+    setter!(/// Past messages of each publisher that a subscriber joining late receives:
+        /// 0..=`depth`, default 0 (a new subscriber gets only what is published after it
+        /// joins). See the example above.
         history: u32);
-    setter!(/// Samples one subscriber may hold at once; taking more fails.
+    setter!(/// Samples one subscriber may hold at once: 1..=256, default 4. Each held
+        /// [`Sample`](crate::Sample) pins a chunk of its publisher's pool; one take more
+        /// fails with [`TakeError::HeldLimit`](crate::TakeError::HeldLimit) until a sample
+        /// is dropped.
+        ///
+        /// ```
+        /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+        /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+        /// let mut publisher = node.topic("frames").max_held(1).publisher()?;
+        /// let mut subscriber = node.topic("frames").subscriber()?;
+        /// publisher.publish_copy(b"one")?;
+        /// publisher.publish_copy(b"two")?;
+        /// let first = subscriber.take()?.expect("published");
+        /// assert!(matches!(subscriber.take(), Err(ringbus::TakeError::HeldLimit { max_held: 1 })));
+        /// drop(first); // lets go of its chunk
+        /// assert_eq!(&*subscriber.take()?.expect("still there"), b"two");
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         max_held: u32);
-    setter!(/// Payload chunks per publisher, if the default sizing is too generous.
+    setter!(/// Payload chunks per publisher: `depth` + 1..=2^20, default `depth` +
+        /// `max_subscribers` × `max_held` + 1 (a full log, every subscriber holding
+        /// `max_held` samples, and the next loan). Fewer chunks make a preallocated pool
+        /// smaller, at the price of [`LoanError::PoolExhausted`](crate::LoanError::PoolExhausted)
+        /// when subscribers hold many samples.
         chunks: u32);
-    setter!(/// Largest payload a loan may ask for.
+    setter!(/// Largest message a loan may ask for, in bytes: 1..=1 GiB, default 4096 (or the
+        /// size of the [`payload_type`](TopicBuilder::payload_type)). A larger loan fails
+        /// with [`LoanError::TooLarge`](crate::LoanError::TooLarge). An on-demand pool pays
+        /// only for the messages in flight, so a large limit costs nothing until large
+        /// messages are sent.
         max_payload_bytes: u64);
-    setter!(/// Most payload memory one publisher may hold at once (on-demand pools; see the
-        /// table above).
+    setter!(/// Most payload memory one publisher may hold at once, in bytes, for on-demand
+        /// pools: `max_payload_bytes`..=16 TiB, default 1 GiB (or 4 × `max_payload_bytes`
+        /// if more). A loan that would go over fails with
+        /// [`LoanError::PoolBudget`](crate::LoanError::PoolBudget). See the table above.
         pool_bytes: u64);
     setter!(/// Whether every chunk's memory is reserved when a publisher is created (a fixed
         /// pool: no system call on any loan, memory for the worst case) instead of as
-        /// messages are lent.
+        /// messages are lent. Default: true when `max_payload_bytes` ≤ 4096.
         preallocate: bool);
 
-    /// Declares the payload type; it is recorded in the topic and checked by every opener.
+    /// Declares the payload type: its name, size and alignment are recorded in the topic
+    /// when it is created, and every opener that declares a type is checked against it
+    /// ([`OpenError::TypeMismatch`]). Chunks are aligned for it, and `max_payload_bytes`
+    /// defaults to its size. Without it the topic carries bytes.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// #[derive(Clone, Copy)]
+    /// #[repr(C)]
+    /// struct Pose {
+    ///     x: f64,
+    ///     y: f64,
+    /// }
+    /// // SAFETY: repr(C), two f64s: no padding, and every bit pattern is a valid Pose.
+    /// unsafe impl ringbus::Pod for Pose {}
+    ///
+    /// let mut publisher = node.topic("pose").payload_type::<Pose>().publisher()?;
+    /// let mut subscriber = node.topic("pose").payload_type::<Pose>().subscriber()?;
+    /// publisher.publish_value(&Pose { x: 1.0, y: 2.0 })?;
+    /// assert_eq!(subscriber.take()?.expect("published").value::<Pose>()?.y, 2.0);
+    ///
+    /// // Another type is refused when the topic is opened, not when a message is read.
+    /// let wrong = node.topic("pose").payload_type::<u64>().subscriber();
+    /// assert!(matches!(wrong, Err(ringbus::OpenError::TypeMismatch { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn payload_type<T: Pod>(mut self) -> Self {
         self.settings.payload = Some(PayloadType::of::<T>());
         self
     }
 
-    /// Subscribers only: whether `receive()` may sleep and be woken (default `OnData`).
+    /// Subscribers only: whether `receive()` may sleep and be woken ([`Wake::OnData`], the
+    /// default) or the subscriber only polls ([`Wake::Never`]: it is never counted among
+    /// the sleepers, so it costs publishers nothing, and `receive` fails with
+    /// [`ReceiveError::PollingOnly`](crate::ReceiveError::PollingOnly)).
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// use ringbus::{ReceiveError, Wake};
+    /// let mut poller = node.topic("status").wake(Wake::Never).subscriber()?;
+    /// assert!(matches!(poller.receive(None), Err(ReceiveError::PollingOnly)));
+    /// assert!(poller.take()?.is_none()); // polling works, and makes no system call
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn wake(mut self, wake: Wake) -> Self {
         self.wake = wake;
         self
@@ -255,13 +353,32 @@ impl TopicBuilder {
     /// there are read from `history` messages back, later ones from their first message.
     /// Costs the subscriber one fence per take, and publishers no system call while it
     /// keeps up; a subscriber that dies stops holding anyone back.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// use ringbus::{LoanError, WhenFull};
+    /// let mut subscriber = node.topic("commands").depth(2).reliable().subscriber()?;
+    /// let mut publisher = node.topic("commands").when_full(WhenFull::Fail).publisher()?;
+    /// publisher.publish_copy(b"one")?;
+    /// publisher.publish_copy(b"two")?;
+    /// // A third message would overwrite "one", which the reliable subscriber has not taken.
+    /// assert!(matches!(publisher.publish_copy(b"three"), Err(LoanError::Full { .. })));
+    /// assert_eq!(&*subscriber.take()?.expect("kept"), b"one");
+    /// publisher.publish_copy(b"three")?; // room again
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reliable(mut self) -> Self {
         self.reliable = true;
         self
     }
 
     /// Publishers only: what a loan does when a reliable subscriber has not taken the
-    /// message it would overwrite (default: wait as long as it takes).
+    /// message it would overwrite: [`WhenFull::Fail`](super::WhenFull::Fail) at once, or
+    /// [`WhenFull::Wait`](super::WhenFull::Wait) at most a while (default: wait as long as
+    /// it takes). Either ends in [`LoanError::Full`](crate::LoanError::Full); see
+    /// [`TopicBuilder::reliable`] for an example.
+    /// [`Publisher::set_when_full`](crate::Publisher::set_when_full) changes it later.
     pub fn when_full(mut self, when_full: super::WhenFull) -> Self {
         self.when_full = Some(when_full);
         self
@@ -269,7 +386,20 @@ impl TopicBuilder {
 
     /// Subscribers only: keep at most the newest `k` unread samples per publisher; older
     /// ones are skipped and counted in [`crate::Subscriber::lost`]. Default and maximum:
-    /// the topic's depth.
+    /// the topic's depth. Not with [`reliable`](TopicBuilder::reliable), which keeps all.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("temperature").publisher()?;
+    /// let mut subscriber = node.topic("temperature").keep_last(1).subscriber()?;
+    /// for reading in [&b"20.5"[..], b"20.7", b"20.6"] {
+    ///     publisher.publish_copy(reading)?;
+    /// }
+    /// assert_eq!(&*subscriber.take()?.expect("newest"), b"20.6");
+    /// assert_eq!(subscriber.lost(), 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn keep_last(mut self, k: u32) -> Self {
         self.keep_last = Some(k);
         self

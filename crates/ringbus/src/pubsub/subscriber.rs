@@ -31,6 +31,31 @@ struct Cursor {
 
 /// Receives a topic's messages from every publisher on it. Messages of one publisher
 /// arrive in order, each at most once; publishers are interleaved round-robin.
+///
+/// Made by [`TopicBuilder::subscriber`]. Each message comes as a [`Sample`]: the bytes in
+/// the publisher's chunk, pinned until the sample is dropped (at most `max_held` at once).
+/// Poll with [`take`](Subscriber::take), [`take_latest`](Subscriber::take_latest),
+/// [`take_all`](Subscriber::take_all) or [`peek`](Subscriber::peek) — shared-memory reads,
+/// no system call — or sleep until a message comes with [`receive`](Subscriber::receive)
+/// or a [`WaitSet`](crate::WaitSet). A subscriber that falls more than `depth` messages
+/// behind a publisher loses the oldest ([`lost`](Subscriber::lost)), unless it is
+/// [`reliable`](TopicBuilder::reliable).
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use std::time::Duration;
+/// let mut publisher = node.topic("chatter").publisher()?;
+/// let mut subscriber = node.topic("chatter").subscriber()?;
+/// publisher.publish_copy(b"hello")?;
+///
+/// // Sleeps only if nothing is there; a publish wakes it.
+/// let sample = subscriber.receive(Some(Duration::from_secs(1)))?;
+/// assert_eq!(&*sample, b"hello");
+/// assert_eq!(sample.position(), 0); // the publisher's first message
+/// assert_eq!(sample.publisher(), publisher.id());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Subscriber {
     core: Arc<SubscriberCore>,
@@ -321,7 +346,24 @@ impl Subscriber {
         result
     }
 
-    /// The next unread message, if any. Never blocks; no system call.
+    /// The next unread message, if any (`Ok(None)`: nothing new). Never blocks; no system
+    /// call, except to map the segment of a publisher that joined since the last look.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("chatter").publisher()?;
+    /// let mut subscriber = node.topic("chatter").subscriber()?;
+    /// publisher.publish_copy(b"one")?;
+    /// publisher.publish_copy(b"two")?;
+    ///
+    /// let mut received = Vec::new();
+    /// while let Some(sample) = subscriber.take()? {
+    ///     received.push(sample.to_vec()); // copied out; the sample (and its pin) goes here
+    /// }
+    /// assert_eq!(received, [b"one".to_vec(), b"two".to_vec()]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn take(&mut self) -> Result<Option<Sample>, TakeError> {
         self.next_from_any(true)
     }
@@ -332,8 +374,27 @@ impl Subscriber {
     }
 
     /// Every message not taken yet, oldest first, one pinned sample at a time; see
-    /// [`TakeAll`](super::TakeAll). Read from a timer, this is the polling style of seed
-    /// 002: nothing wakes the process between ticks.
+    /// [`TakeAll`](super::TakeAll). Read from a timer, this is the polling style of an
+    /// [`Executor`](crate::Executor): nothing wakes the process between ticks.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("chatter").publisher()?;
+    /// let mut subscriber = node.topic("chatter").subscriber()?;
+    /// for i in 0..3u8 {
+    ///     publisher.publish_copy(&[i])?;
+    /// }
+    ///
+    /// let mut all = subscriber.take_all();
+    /// let mut bytes = Vec::new();
+    /// for sample in &mut all {
+    ///     bytes.push(sample?[0]);
+    /// }
+    /// assert_eq!(bytes, [0, 1, 2]);
+    /// assert_eq!(all.lost(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn take_all(&mut self) -> super::TakeAll<'_> {
         let c = *self.core.topic.segment.config();
         let limit = c.depth as u64 * c.max_publishers as u64;
@@ -342,6 +403,21 @@ impl Subscriber {
 
     /// The newest message, skipping (not counting as lost) everything older. With several
     /// publishers, the newest of each is compared by timestamp and the others are skipped.
+    /// For state that only matters now (a position, a setting). Never blocks.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("position").publisher()?;
+    /// let mut subscriber = node.topic("position").subscriber()?;
+    /// for fix in [&b"fix 1"[..], b"fix 2", b"fix 3"] {
+    ///     publisher.publish_copy(fix)?;
+    /// }
+    /// assert_eq!(&*subscriber.take_latest()?.expect("published"), b"fix 3");
+    /// assert!(subscriber.take()?.is_none()); // the older ones were skipped
+    /// assert_eq!(subscriber.lost(), 0); // and not counted as lost
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn take_latest(&mut self) -> Result<Option<Sample>, TakeError> {
         let word = self.core.wake_word_now();
         self.refresh(false)?;
@@ -380,6 +456,29 @@ impl Subscriber {
 
     /// Waits for the next message, at most `timeout` (`None`: forever). Sleeps in the
     /// kernel only if nothing is there; publishers see it asleep and wake it.
+    ///
+    /// Fails with [`ReceiveError::Timeout`] when nothing came in time,
+    /// [`ReceiveError::PollingOnly`] on a [`Wake::Never`] subscriber, or the [`TakeError`]
+    /// of the take.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// use ringbus::ReceiveError;
+    /// use std::time::Duration;
+    /// let mut publisher = node.topic("chatter").publisher()?;
+    /// let mut subscriber = node.topic("chatter").subscriber()?;
+    ///
+    /// let waited = subscriber.receive(Some(Duration::from_millis(10)));
+    /// assert!(matches!(waited, Err(ReceiveError::Timeout)));
+    ///
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| publisher.publish_copy(b"ping"));
+    ///     let sample = subscriber.receive(Some(Duration::from_secs(5))).expect("published");
+    ///     assert_eq!(&*sample, b"ping");
+    /// });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Sample, ReceiveError> {
         if self.wake == Wake::Never {
             return Err(ReceiveError::PollingOnly);

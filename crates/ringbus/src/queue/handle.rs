@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 /// Queue operations that can fail.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueueError {
+    /// A position in the queue's shared memory is impossible (the consumer's past the
+    /// producers', or the producers' more than the capacity ahead). The other side is buggy
+    /// or hostile; the queue cannot be used until it is removed ([`Consumer::unlink`]) and
+    /// created again.
     #[error("the queue's peer wrote an impossible position: {0}; the peer is buggy or hostile, the queue is unusable until it is recreated")]
     Corrupted(Corruption),
 }
@@ -21,8 +25,12 @@ pub enum QueueError {
 /// A push that did not happen; the command is handed back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PushError<T> {
+    /// No room: the consumer has not popped enough (it is slow, stopped or gone; see
+    /// [`Producer::consumer_alive`]). The command is handed back: push it again later,
+    /// wait with [`Producer::push_timeout`], or drop it.
     #[error("the queue is full (the consumer is behind or gone)")]
     Full(T),
+    /// The queue is unusable: see [`QueueError`].
     #[error(transparent)]
     Queue(#[from] QueueError),
 }
@@ -41,6 +49,36 @@ impl From<BadPosition> for Corruption {
 
 /// Pushes commands into a queue. The consumer's position is cached here and loaded from
 /// shared memory only when the cached one leaves too little room for a push.
+///
+/// Made by [`QueueBuilder::producer`](super::QueueBuilder::producer). A push copies the
+/// command into the ring, never blocks ([`Producer::push`] hands the command back when the
+/// queue is full; [`Producer::push_timeout`] waits for room), and wakes the consumer only
+/// if it sleeps. An SPSC queue takes one producer at a time, an MPSC one up to
+/// [`MAX_QUEUE_PRODUCERS`](super::MAX_QUEUE_PRODUCERS).
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use std::time::Duration;
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// #[repr(C)]
+/// struct Move {
+///     x: i32,
+///     y: i32,
+/// }
+/// // SAFETY: repr(C), two i32s: no padding, and every bit pattern is a valid Move.
+/// unsafe impl ringbus::Pod for Move {}
+///
+/// let mut consumer = node.queue::<Move>("arm/moves").capacity(64).consumer()?;
+/// let mut producer = node.queue::<Move>("arm/moves").producer()?; // in another process, say
+///
+/// producer.push(Move { x: 1, y: 2 })?;
+/// assert!(consumer.wait(Some(Duration::from_secs(1)))); // a command is ready
+/// assert_eq!(consumer.pop()?, Some(Move { x: 1, y: 2 }));
+/// assert_eq!(consumer.pop()?, None);
+/// consumer.unlink(); // the name goes; open handles keep working
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Producer<T> {
     pub(super) handle: QueueHandle,
@@ -52,7 +90,21 @@ pub struct Producer<T> {
 
 impl<T: Pod> Producer<T> {
     /// Pushes as many of `commands` as fit, in order; returns how many (0 when full).
-    /// Never blocks; wakes the consumer only if it sleeps.
+    /// Never blocks; wakes the consumer only if it sleeps. One wake check for the whole
+    /// batch.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut consumer = node.queue::<u32>("samples").capacity(8).consumer()?;
+    /// let mut producer = node.queue::<u32>("samples").producer()?;
+    /// assert_eq!(producer.push_batch(&[1, 2, 3])?, 3);
+    /// let mut out = [0; 8];
+    /// let n = consumer.pop_batch(&mut out)?;
+    /// assert_eq!(&out[..n], [1, 2, 3]);
+    /// # consumer.unlink();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn push_batch(&mut self, commands: &[T]) -> Result<usize, QueueError> {
         let h = &self.handle;
         let n = self.side.push(h.view.producer_positions(self.entry), &h.view.slots::<T>(), commands)?;
@@ -62,7 +114,23 @@ impl<T: Pod> Producer<T> {
         Ok(n)
     }
 
-    /// Pushes one command, or hands it back if the queue is full.
+    /// Pushes one command, or hands it back if the queue is full ([`PushError::Full`]).
+    /// Never blocks; wakes the consumer only if it sleeps.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// use ringbus::PushError;
+    /// let mut consumer = node.queue::<u64>("ticks").capacity(2).consumer()?;
+    /// let mut producer = node.queue::<u64>("ticks").producer()?;
+    /// producer.push(1)?;
+    /// producer.push(2)?;
+    /// assert!(matches!(producer.push(3), Err(PushError::Full(3)))); // handed back
+    /// assert_eq!(consumer.pop()?, Some(1));
+    /// producer.push(3)?;
+    /// # consumer.unlink();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn push(&mut self, command: T) -> Result<(), PushError<T>> {
         match self.push_batch(std::slice::from_ref(&command))? {
             1 => Ok(()),
@@ -111,10 +179,12 @@ impl<T: Pod> Producer<T> {
         self.side.head_reads
     }
 
+    /// Commands the queue holds at most (a power of two, fixed when it was created).
     pub fn capacity(&self) -> u32 {
         self.handle.config.capacity
     }
 
+    /// The queue's name (canonical: without a leading `/`).
     pub fn name(&self) -> &str {
         &self.handle.name
     }
@@ -126,6 +196,11 @@ impl<T: Pod> Producer<T> {
 const STALL_GRACE: Duration = Duration::from_millis(1);
 
 /// Pops commands from a queue (its only consumer).
+///
+/// Made by [`QueueBuilder::consumer`](super::QueueBuilder::consumer); a second consumer of
+/// the same queue fails with [`OpenError::TooMany`](crate::OpenError::TooMany) while this
+/// one lives. Pops never block; [`Consumer::wait`] sleeps until a command is ready. See the
+/// example of [`Producer`].
 #[derive(Debug)]
 pub struct Consumer<T> {
     pub(super) handle: QueueHandle,
@@ -242,6 +317,7 @@ impl<T: Pod> Consumer<T> {
         self.side.tail_reads
     }
 
+    /// The queue's name (canonical: without a leading `/`).
     pub fn name(&self) -> &str {
         &self.handle.name
     }

@@ -78,6 +78,26 @@ fn remove_queue_if_unused(path: &PathBuf, options: CleanOptions) -> bool {
 /// temporary files, topics none of whose participants is alive (with their publisher
 /// files), publisher files whose topic is gone, and empty queues nobody holds. Live topics
 /// are left untouched: their dead slots are reclaimed by their live participants.
+///
+/// Safe to run while processes use the root: what a live participant uses is never
+/// removed (liveness is told by the locks the kernel drops when a process dies, not by
+/// pids). Files it cannot understand are left alone and listed in
+/// [`CleanReport::skipped`] ([`clean_with`] can remove them too). `ringbus clean` runs
+/// this.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use ringbus::{clean_with, CleanOptions};
+/// let root = node.root();
+/// let report = clean_with(root, CleanOptions { dry_run: true, ..Default::default() })?;
+/// for (path, why) in &report.removed {
+///     println!("would remove {}: {why}", path.display());
+/// }
+/// let report = ringbus::clean(root)?;
+/// assert!(report.removed.is_empty()); // everything here is alive
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn clean(root: &Root) -> Result<CleanReport, OpenError> {
     clean_with(root, CleanOptions::default())
 }

@@ -8,6 +8,24 @@ use crate::error::ViewError;
 /// Implement only for `#[repr(C)]` (or primitive) types that are `Copy`, contain no
 /// pointers, references or padding that matters, and are valid for every bit pattern of
 /// their size (a buggy peer may write anything into a payload).
+///
+/// Implemented for the integer and float types and for arrays of `Pod` types. For a struct
+/// of your own, make it `#[repr(C)]`, check the rules above, and implement the trait by
+/// hand: `bool`, `char`, enums and references are not valid for every bit pattern, so a
+/// struct holding one cannot be `Pod`.
+///
+/// ```
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Imu {
+///     timestamp_ns: u64,
+///     accel: [f32; 3],
+///     gyro: [f32; 3],
+/// }
+/// // SAFETY: repr(C); a u64 then six f32s leave no padding (8 + 24 bytes, alignment 8), and
+/// // every bit pattern of integers and floats is valid.
+/// unsafe impl ringbus::Pod for Imu {}
+/// ```
 pub unsafe trait Pod: Copy + 'static {}
 
 macro_rules! pod {

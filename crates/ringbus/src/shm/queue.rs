@@ -419,8 +419,11 @@ impl<T: Pod> ViewSlots<'_, T> {
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Envelope<T> {
+    /// The call's correlation id, unique per client: the response carries its request's.
     pub id: u64,
+    /// The calling client's id ([`Client::id`](crate::service::Client::id)).
     pub client: u64,
+    /// The request or response itself.
     pub body: T,
 }
 // SAFETY: repr(C) of two u64s and a Pod; padding before `body` (for alignments above 8)

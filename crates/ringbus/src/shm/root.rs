@@ -139,6 +139,7 @@ impl Root {
         }
     }
 
+    /// The root directory's path.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -1,6 +1,6 @@
 //! [`WaitSet`]: one wait over topics, shared-memory words, latches, semaphores, fds,
-//! intervals, deadlines and peer death — Linux's answer to the EVFILT_USERMEM that seed
-//! 003 asks for.
+//! intervals, deadlines and peer death — events in shared memory and fds together, which
+//! `epoll` alone cannot wait on.
 //!
 //! A wait first *looks* at every shared-memory source (plain loads, no system call) and
 //! fires due timers; only if nothing is ready does it register on each source's futex word
@@ -33,8 +33,11 @@ pub struct Key(u64);
 /// What an fd source waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interest {
+    /// Data to read, or the other end hung up (`POLLIN`).
     Readable,
+    /// Room to write (`POLLOUT`).
     Writable,
+    /// Either.
     Both,
 }
 
@@ -59,8 +62,16 @@ pub enum EventKind {
     LatchSet,
     /// A semaphore token was taken for you: `post` it back when done.
     Token,
-    /// The fd is ready (level-triggered: reported until drained). `hangup` includes errors.
-    Fd { readable: bool, writable: bool, hangup: bool },
+    /// The fd is ready (level-triggered: reported at every wait until drained).
+    Fd {
+        /// Reading will not block.
+        readable: bool,
+        /// Writing will not block.
+        writable: bool,
+        /// The other end hung up, or the fd is in error or invalid (`POLLHUP`, `POLLERR`,
+        /// `POLLNVAL`): detach it, or it is reported at every wait.
+        hangup: bool,
+    },
     /// An interval elapsed; how many periods passed since it last fired (1 unless late).
     Interval(u64),
     /// The deadline passed (reported once).
@@ -72,27 +83,51 @@ pub enum EventKind {
 /// One ready source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event {
+    /// Which source: the key its [`Attachment::key`] gave (or the `Key` an
+    /// [`Executor`](crate::Executor) method returned).
     pub key: Key,
+    /// What happened to it.
     pub kind: EventKind,
 }
 
 /// Why a wait set could not attach or wait.
 #[derive(Debug, thiserror::Error)]
 pub enum WaitSetError {
+    /// A subscriber created with [`Wake::Never`](crate::Wake::Never) was attached; nothing
+    /// ever wakes it. Read it from an interval ([`WaitSet::attach_interval`]) instead, or
+    /// subscribe with `Wake::OnData`.
     #[error(
         "a subscriber created with Wake::Never is never woken and cannot be attached; poll it from an interval instead"
     )]
     PollingOnly,
+    /// The attach would make more than [`MAX_WORDS`] shared-memory sources (subscribers,
+    /// words, latches, semaphores), the most one `futex_waitv` sleeps on. Split them over
+    /// several wait sets (one per thread).
     #[error(
         "more than 128 shared-memory sources are attached (the futex_waitv limit); split them over several wait sets"
     )]
     TooManyWords,
+    /// The backend forced with [`BackendChoice::Force`] cannot do what was asked (the
+    /// futex backend watches no fd and gives out none). Use [`BackendChoice::Auto`].
     #[error("the {backend:?} backend cannot {what}; use BackendChoice::Auto")]
-    Unsupported { backend: Backend, what: &'static str },
+    Unsupported {
+        /// The forced backend.
+        backend: Backend,
+        /// What it was asked to do.
+        what: &'static str,
+    },
+    /// A wait without a timeout found nothing that could ever become ready (no source that
+    /// sleeps, no timer, no fd): it would never return. Attach something, or give a
+    /// timeout.
     #[error("nothing is attached that could ever become ready, and no timeout was given: the wait would never return")]
     NothingToWaitFor,
+    /// A system call of the backend failed (creating an io_uring, epoll or eventfd,
+    /// adding an fd, waiting), for lack of memory or of fds (`ulimit -n`), say. See the
+    /// inner error.
     #[error("the wait set's backend failed: {0}")]
     Io(#[from] io::Error),
+    /// [`WaitSet::attach_peer_death`] could not read the peer's node file or open a pidfd
+    /// on its process (see the inner error).
     #[error("cannot watch the peer node: {0}")]
     Peer(#[from] crate::OpenError),
 }
@@ -130,6 +165,39 @@ struct Inner<'a> {
 ///
 /// Not `Sync`: one thread waits on it. Attachments detach when their [`Attachment`]
 /// guard drops (or call [`Attachment::keep`] and later [`WaitSet::detach`]).
+///
+/// Attach sources, then [`wait`](WaitSet::wait): it returns the [`Event`]s of the sources
+/// that are ready, each with the [`Key`] its attachment gave. A wait that finds something
+/// ready makes no system call.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// use ringbus::{EventKind, WaitSet};
+/// use std::time::Duration;
+/// let mut publisher = node.topic("chatter").publisher()?;
+/// let mut subscriber = node.topic("chatter").subscriber()?;
+/// let stop = node.latch("stop")?;
+///
+/// let wait_set = WaitSet::new()?;
+/// let data = wait_set.attach_subscriber(&subscriber)?;
+/// let stopped = wait_set.attach_latch(&stop)?;
+///
+/// publisher.publish_copy(b"hello")?; // from any process
+/// stop.set(); // from any process
+/// let events = wait_set.wait(Some(Duration::from_secs(5)))?; // at once: both are ready
+/// for event in &events {
+///     if event.key == data.key() {
+///         while let Some(sample) = subscriber.take()? {
+///             assert_eq!(&*sample, b"hello");
+///         }
+///     } else if event.key == stopped.key() {
+///         assert_eq!(event.kind, EventKind::LatchSet);
+///     }
+/// }
+/// assert_eq!(events.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct WaitSet<'a> {
     inner: RefCell<Inner<'a>>,
 }
@@ -153,6 +221,7 @@ pub struct Attachment<'s, 'a> {
 }
 
 impl Attachment<'_, '_> {
+    /// The key the source's events carry ([`Event::key`]).
     pub fn key(&self) -> Key {
         self.key
     }

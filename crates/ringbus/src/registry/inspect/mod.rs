@@ -37,10 +37,15 @@ use std::path::{Path, PathBuf};
 /// read atomically together).
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
+    /// The root directory read.
     pub root: PathBuf,
+    /// Every topic, by file name.
     pub topics: Vec<TopicInfo>,
+    /// Every node file, live or left by a dead process.
     pub nodes: Vec<NodeInfo>,
+    /// Every named latch and semaphore.
     pub objects: Vec<ObjectInfo>,
+    /// Every command queue.
     pub queues: Vec<QueueInfo>,
     /// Files that are not valid segments of this version, with the reason.
     pub problems: Vec<Problem>,
@@ -49,19 +54,31 @@ pub struct Snapshot {
 /// A file in the root that could not be understood.
 #[derive(Debug, Clone)]
 pub struct Problem {
+    /// The file (or directory, or link).
     pub path: PathBuf,
+    /// Why it is not a valid segment of this version: the [`OpenError`] message, or what
+    /// its name or type gives away.
     pub reason: String,
 }
 
 /// A topic's settings as stored in its segment.
+///
+/// Each field is the [`TopicBuilder`](crate::TopicBuilder) setting of the same name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopicSettings {
+    /// Most publishers at once.
     pub max_publishers: u32,
+    /// Most subscribers at once.
     pub max_subscribers: u32,
+    /// Log entries per publisher (a power of two).
     pub depth: u32,
+    /// Past messages a late subscriber receives.
     pub history: u32,
+    /// Samples one subscriber may hold at once.
     pub max_held: u32,
+    /// Payload chunks per publisher.
     pub chunks: u32,
+    /// Largest message, in bytes.
     pub max_payload_bytes: u64,
     /// Most payload memory one publisher may hold (on demand).
     pub pool_bytes: u64,
@@ -81,13 +98,20 @@ impl TopicSettings {
 /// One topic.
 #[derive(Debug, Clone)]
 pub struct TopicInfo {
+    /// The topic's name (canonical: without a leading `/`).
     pub name: String,
+    /// The topic's control segment.
     pub path: PathBuf,
+    /// A random id drawn when the topic was created: a topic removed and created again
+    /// under the same name has another one.
     pub topic_id: u64,
+    /// Its settings.
     pub settings: TopicSettings,
-    /// The payload type name (`"bytes"` for untyped topics), size and alignment.
+    /// The payload type's name (`"bytes"` for untyped topics).
     pub payload_type: String,
+    /// The payload type's size in bytes (1 for untyped topics).
     pub payload_size: u64,
+    /// The payload type's alignment in bytes.
     pub payload_align: u32,
     /// The wake word: bumped once per publish (wraps).
     pub wake_word: u32,
@@ -98,20 +122,28 @@ pub struct TopicInfo {
     /// Bytes of shared memory the topic segment and its publishers' segments hold (their
     /// allocated blocks: a publisher's chunks that hold no message take none).
     pub segment_bytes: u64,
+    /// Publisher slots in use, by slot.
     pub publishers: Vec<PublisherInfo>,
+    /// Subscriber slots in use, by slot.
     pub subscribers: Vec<SubscriberInfo>,
 }
 
 /// One publisher slot in use (its owner alive, or dead and not yet reclaimed).
 #[derive(Debug, Clone)]
 pub struct PublisherInfo {
+    /// Its slot in the topic (as in [`PublisherId::slot`](crate::PublisherId::slot)).
     pub slot: u32,
+    /// Which publisher of the slot (as in
+    /// [`PublisherId::incarnation`](crate::PublisherId::incarnation)).
     pub incarnation: u32,
     /// Whether its process still holds the slot (`false`: it died; the slot is reclaimed
     /// by the next publisher or by `ringbus clean`).
     pub alive: bool,
+    /// The id of its [`Node`](crate::Node) ([`NodeInfo::id`]).
     pub node_id: u64,
+    /// Its process id.
     pub pid: u32,
+    /// Its counters, as it last wrote them.
     pub stats: PublisherStats,
     /// Its memory (`None` if its segment could not be read).
     pub memory: Option<PublisherMemory>,
@@ -120,12 +152,20 @@ pub struct PublisherInfo {
 /// One subscriber slot in use.
 #[derive(Debug, Clone)]
 pub struct SubscriberInfo {
+    /// Its slot in the topic, `0..max_subscribers`.
     pub slot: u32,
+    /// Whether its process still holds the slot (`false`: it died; a publisher or the next
+    /// subscriber reclaims the slot).
     pub alive: bool,
+    /// The id of its [`Node`](crate::Node) ([`NodeInfo::id`]).
     pub node_id: u64,
+    /// Its process id.
     pub pid: u32,
+    /// Whether it sleeps and is woken, or only polls.
     pub wake: Wake,
+    /// Messages it has taken ([`Subscriber::taken`](crate::Subscriber::taken)).
     pub taken: u64,
+    /// Messages it lost ([`Subscriber::lost`](crate::Subscriber::lost)).
     pub lost: u64,
     /// Samples it holds right now.
     pub held: u32,
@@ -141,26 +181,35 @@ pub struct SubscriberInfo {
 /// One node.
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
+    /// Its random id ([`Node::id`](crate::Node::id)).
     pub id: u64,
+    /// Its name ([`Node::name`](crate::Node::name)).
     pub name: String,
+    /// The process that created it.
     pub pid: u32,
     /// Whether its process still holds the node's lock.
     pub alive: bool,
+    /// Its node file.
     pub path: PathBuf,
 }
 
 /// Latch or semaphore.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ObjectKind {
+    /// A [`Latch`](crate::Latch).
     Latch,
+    /// A [`Semaphore`](crate::Semaphore).
     Semaphore,
 }
 
 /// One named latch or semaphore.
 #[derive(Debug, Clone)]
 pub struct ObjectInfo {
+    /// Latch or semaphore.
     pub kind: ObjectKind,
+    /// Its name.
     pub name: String,
+    /// Its file.
     pub path: PathBuf,
     /// Latch: 1 if set, else 0. Semaphore: free tokens.
     pub value: u32,
@@ -168,10 +217,26 @@ pub struct ObjectInfo {
     pub generation_or_initial: u32,
     /// Latch: 1 if its waiters bit is on. Semaphore: registered sleepers.
     pub sleepers: u32,
+    /// Its wake counters.
     pub stats: WakeStats,
 }
 
-/// Reads everything under `root`.
+/// Reads everything under `root`, without joining, locking or writing anything. A file
+/// that cannot be read is listed in [`Snapshot::problems`], never an error.
+///
+/// ```
+/// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+/// # let node = ringbus::Node::with_root("doc", dir.path())?;
+/// let _publisher = node.topic("chatter").publisher()?;
+/// let snapshot = ringbus::inspect::snapshot(node.root());
+/// let topic = &snapshot.topics[0];
+/// assert_eq!(topic.name, "chatter");
+/// assert_eq!(topic.publishers.len(), 1);
+/// assert!(topic.publishers[0].alive);
+/// assert_eq!(snapshot.nodes[0].name, "doc");
+/// assert!(snapshot.problems.is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn snapshot(root: &Root) -> Snapshot {
     let mut snap = Snapshot { root: root.path().to_path_buf(), ..Snapshot::default() };
     let mut names = root.entries();

@@ -9,9 +9,13 @@ use crate::shm::Root;
 /// A kind of named object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Named {
+    /// A topic (`node.topic(name)`).
     Topic,
+    /// A command queue (`node.queue(name)`).
     Queue,
+    /// A [`Latch`](crate::Latch).
     Latch,
+    /// A [`Semaphore`](crate::Semaphore).
     Semaphore,
 }
 

@@ -14,15 +14,21 @@ use std::path::{Path, PathBuf};
 /// One command queue.
 #[derive(Debug, Clone)]
 pub struct QueueInfo {
+    /// The queue's name.
     pub name: String,
+    /// Its file.
     pub path: PathBuf,
+    /// Commands it holds at most.
     pub capacity: u32,
     /// Several producers (`true`) or one.
     pub mpsc: bool,
+    /// The command type's name.
     pub command_type: String,
+    /// The command type's size in bytes.
     pub command_size: u64,
-    /// Positions: the next one producers claim, the next one the consumer reads.
+    /// The next position producers claim (positions count every command ever pushed).
     pub tail: u64,
+    /// The next position the consumer reads ([`QueueInfo::queued`] commands wait).
     pub head: u64,
     /// Whether a consumer holds the queue (its process lives).
     pub consumer_alive: bool,
