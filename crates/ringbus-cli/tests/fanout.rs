@@ -211,7 +211,7 @@ fn the_verdict_reads_its_figures_from_the_run_and_the_table_goes_to_a_file() {
     };
     let f = |r: &Value, key: &str| r[key].as_f64().unwrap_or_else(|| panic!("{key} of {r}"));
     let (r1, r2) = (at("ringbus", 1), at("ringbus", 2));
-    let publish = format!("ringbus {} → {} µs", num(f(r1, "publish_p50_us")), num(f(r2, "publish_p50_us")));
+    let publish = format!("ringbus {}, {} µs;", num(f(r1, "publish_p50_us")), num(f(r2, "publish_p50_us")));
     assert!(text.contains(&publish), "{publish:?} not in:\n{}", run.stdout);
     let e2e = format!(
         "ringbus ÷ eventfd: {:.2}× at N = 1, {:.2}× at 2.",
