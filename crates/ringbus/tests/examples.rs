@@ -103,12 +103,15 @@ fn hello_roles_meet_in_the_default_root() {
 }
 
 #[test]
-fn zero_copy_image_views_every_frame_in_place() {
+fn zero_copy_image_views_frames_in_place() {
     for out in run("zero_copy_image", &["--frames", "4"]) {
-        for n in 0..4 {
-            assert!(line(&out, &format!("viewer: frame {n}, ")).contains("1280x720 RGBA (3.5 MiB) read in place"));
-        }
-        assert_eq!(line(&out, "viewer: 4 frames seen"), "viewer: 4 frames seen, 0 skipped", "{out}");
+        // The viewer checks the pixels of every frame it sees; one far behind on a loaded
+        // machine skips to fresher frames (depth 4) and counts those it skipped.
+        let viewed: Vec<&str> = out.lines().filter(|l| l.starts_with("viewer: frame ")).collect();
+        assert!(viewed.iter().all(|l| l.contains(", 1280x720 RGBA (3.5 MiB) read in place at 0x")), "{out}");
+        assert!(viewed.last().is_some_and(|l| l.starts_with("viewer: frame 3, ")), "the last frame is seen: {out}");
+        let counts = format!("viewer: {} frames seen, {} skipped", viewed.len(), 4 - viewed.len());
+        assert!(out.contains(&counts), "{counts:?} not in:\n{out}");
         assert!(line(&out, "camera: ").starts_with("camera: published 4 frames of 3.5 MiB; "), "{out}");
     }
 }
