@@ -12,6 +12,9 @@ python -m pip install -q --disable-pip-version-check --no-build-isolation --no-d
 cargo build -q -p ringbus-cli --locked
 
 python -m pytest -x -q -p no:cacheprovider crates/ringbus-py/tests --ringbus-cli target/debug/ringbus
-python -m mypy.stubtest ringbus
+# mypy's cache goes under target/, not into the source tree (stubtest keeps it in its
+# working directory).
+export MYPY_CACHE_DIR="$PWD/target/mypy-cache"
+(cd target && python -m mypy.stubtest ringbus)
 python -m mypy --strict crates/ringbus-py/python/ringbus
 python -m ringbus.bench --quick

@@ -46,7 +46,9 @@ step "python bindings";   bash scripts/test-python.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
 
 step "leftovers"
-leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -name 'ringbus-fuzz-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
+# ringbus-example-*: the roots the examples make for themselves when run alone.
+leftover=$(find "$RINGBUS_ROOT" /dev/shm -maxdepth 1 -mindepth 1 \( -name 'ringbus-test-*' -o -name 'ringbus-fuzz-*' \
+  -o -name 'ringbus-example-*' -o -path "$RINGBUS_ROOT/*" \) 2>/dev/null || true)
 if [ -n "$leftover" ]; then
   echo "tests left shared memory behind:"; echo "$leftover"; exit 1
 fi

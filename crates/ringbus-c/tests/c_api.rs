@@ -1,6 +1,7 @@
 //! The C API from C: the committed header is what cbindgen makes of the crate today; the
-//! example and a test program compile with `-Wall -Wextra -Werror` under AddressSanitizer
-//! and UndefinedBehaviorSanitizer and run against `libringbus_c.so`: two processes
+//! examples (examples/c, also built with their Makefile) and test programs compile with
+//! `-Wall -Wextra -Werror` under AddressSanitizer and UndefinedBehaviorSanitizer and run
+//! against `libringbus_c.so`: two processes
 //! exchanging messages, worker processes sharing job tokens after a latch, processes
 //! waking each other through shared words by address alone, a wait set over every kind of
 //! source, an epoll loop sleeping on wait sets' fds, a topic's memory settings and typed
@@ -114,14 +115,58 @@ fn the_committed_header_is_current() {
     );
 }
 
+/// The examples under examples/c (the repository's), each with the line its output must have.
+const EXAMPLES: [(&str, &str); 2] = [
+    ("hello", "subscriber: received 6, lost 0 (ringbus "),
+    ("waitset", "thermostat: shutdown after 10 readings (mean 21.12 °C) and "),
+];
+
+fn examples_dir() -> PathBuf {
+    crate_dir().join("../../examples/c")
+}
+
 #[test]
-fn the_example_runs() {
-    let root = TestRoot::new("example");
-    let exe = compile(&crate_dir().join("examples/hello.c"), "hello");
-    let out = c_program(&exe).env("RINGBUS_ROOT", root.path()).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.starts_with("received 13 bytes: hello from C (ringbus "), "{stdout}");
+fn the_examples_run_and_clean_up() {
+    for (name, expected) in EXAMPLES {
+        let exe = compile(&examples_dir().join(format!("{name}.c")), &format!("example-{name}"));
+        // In a root the test gives it, which must be empty afterwards...
+        let root = TestRoot::new(&format!("example-{name}"));
+        let out = c_program(&exe).env("RINGBUS_ROOT", root.path()).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{name}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.lines().any(|l| l.starts_with(expected)), "{name}: no line {expected:?} in\n{stdout}");
+        let left: Vec<_> = std::fs::read_dir(&root.0).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{name} left {left:?} in its root");
+        // ...and alone, in a root of its own under /dev/shm, which must be gone afterwards.
+        let child = c_program(&exe).stdout(Stdio::piped()).spawn().unwrap();
+        let own_root = PathBuf::from(format!("/dev/shm/ringbus-example-{}", child.id()));
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && stdout.lines().any(|l| l.starts_with(expected)), "{name} alone: {stdout}");
+        assert!(!own_root.exists(), "{name} left {} behind", own_root.display());
+    }
+}
+
+#[test]
+fn the_examples_makefile_builds_outside_the_source_tree() {
+    let out = library_dir().join("c-examples"); // under target/, like every build output
+    let _ = std::fs::remove_dir_all(&out);
+    let before = std::fs::read_dir(examples_dir()).unwrap().count();
+    let status = Command::new("make")
+        .arg("-s")
+        .arg("-C")
+        .arg(examples_dir())
+        .arg(format!("OUT={}", out.display()))
+        .arg(format!("LIB={}", library_dir().display()))
+        .arg("CFLAGS=-std=c11 -Wall -Wextra -Werror -O1")
+        .status()
+        .expect("cannot run make: install it (Debian: make)");
+    assert!(status.success(), "make -C examples/c failed");
+    for (name, _) in EXAMPLES {
+        assert!(out.join(name).is_file(), "make built no {name} in OUT");
+    }
+    let after = std::fs::read_dir(examples_dir()).unwrap().count();
+    assert_eq!(before, after, "make wrote into examples/c");
 }
 
 /// tests/c/processes.c, compiled once for every test that runs it.

@@ -172,3 +172,61 @@ fn the_futex_floor_delivers_everything_with_one_call_and_gives_ringbus_its_ratio
     }
     assert_eq!(futex["syscalls_max"], 1, "one wake call per publish, relay or not: {futex}");
 }
+
+/// A figure as the report prints it: `1234`, `12.3`, `1.23`.
+fn num(v: f64) -> String {
+    match v {
+        v if v >= 100.0 => format!("{v:.0}"),
+        v if v >= 10.0 => format!("{v:.1}"),
+        v => format!("{v:.2}"),
+    }
+}
+
+#[test]
+fn the_verdict_reads_its_figures_from_the_run_and_the_table_goes_to_a_file() {
+    let scratch = tempfile::tempdir().unwrap();
+    let markdown = scratch.path().join("fanout.md");
+    let transports = "ringbus,ringbus-polling,futex,eventfd,idle-floor";
+    let (run, rows) =
+        tiny_fanout(&["--subs", "1,2", "--transports", transports, "--markdown", markdown.to_str().unwrap()]);
+    // Stdout: the verdict and where the table is, short and narrow; the table is in the file,
+    // followed by the same verdict.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines[0].starts_with("Verdict of this run (64B messages, 100 Hz, 1 pass):"), "{}", run.stdout);
+    assert!(lines.len() <= 25 && lines.iter().all(|l| l.chars().count() <= 100), "{}", run.stdout);
+    assert!(
+        lines.last().unwrap().starts_with(&format!("Full table: {} (JSON: ", markdown.display())),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("| transport |"), "no table on stdout:\n{}", run.stdout);
+    let file = std::fs::read_to_string(&markdown).unwrap();
+    assert!(file.contains("| ringbus | 1 | 1 | 64B | 10 |"), "{file}");
+    assert!(file.trim_end().ends_with(lines[lines.len() - 2]), "the file ends with the verdict:\n{file}");
+
+    // Every figure quoted is this run's, as its JSON has it.
+    let text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = |transport: &str, subs: u64| {
+        rows.iter().find(|r| r["transport"] == transport && r["subs"] == subs).unwrap_or_else(|| panic!("{rows:#?}"))
+    };
+    let f = |r: &Value, key: &str| r[key].as_f64().unwrap_or_else(|| panic!("{key} of {r}"));
+    let (r1, r2) = (at("ringbus", 1), at("ringbus", 2));
+    let publish = format!("ringbus {}, {} µs;", num(f(r1, "publish_p50_us")), num(f(r2, "publish_p50_us")));
+    assert!(text.contains(&publish), "{publish:?} not in:\n{}", run.stdout);
+    let e2e = format!(
+        "ringbus ÷ eventfd: {:.2}× at N = 1, {:.2}× at 2.",
+        f(r1, "e2e_p50_vs_eventfd"),
+        f(r2, "e2e_p50_vs_eventfd")
+    );
+    assert!(text.contains(&e2e), "{e2e:?} not in:\n{}", run.stdout);
+    let floor = [f(r1, "e2e_p50_vs_futex"), f(r2, "e2e_p50_vs_futex")];
+    let (lo, hi) = (floor[0].min(floor[1]), floor[0].max(floor[1]));
+    let floor =
+        if format!("{lo:.2}") == format!("{hi:.2}") { format!("{lo:.2}×") } else { format!("{lo:.2}–{hi:.2}×") };
+    assert!(text.contains(&format!("takes): {floor}.")), "{floor:?} not in:\n{}", run.stdout);
+    let polling = [f(at("ringbus-polling", 1), "e2e_p50_us"), f(at("ringbus-polling", 2), "e2e_p50_us")];
+    let (lo, hi) = (num(polling[0].min(polling[1])), num(polling[0].max(polling[1])));
+    let quoted = if lo == hi { format!("e2e p50 of {lo} µs") } else { format!("e2e p50 of {lo}–{hi} µs") };
+    assert!(text.contains(&quoted), "{quoted:?} not in:\n{}", run.stdout);
+    assert!(text.contains("System calls per publish: "), "{}", run.stdout);
+}

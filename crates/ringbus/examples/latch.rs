@@ -2,14 +2,20 @@
 //! every worker process sleeps on its own latch *and* a UDP socket in one wait; any other
 //! process wakes it by setting the latch — no signal, no pipe, no pid to get wrong.
 //!
-//! `cargo run --example latch` starts 3 workers (this program re-executed with `worker
-//! <n>`), sets each one's latch twice, sends each a datagram, then a "quit" datagram.
+//! ```sh
+//! cargo run -p ringbus --example latch
+//! ```
+//!
+//! Starts 3 workers (this program re-executed with `worker <n>`), sets each one's latch
+//! twice, sends each a datagram, then a "quit" datagram. Uses `$RINGBUS_ROOT` if set, else
+//! a directory of its own under /dev/shm, removed at the end.
 
 use ringbus::waitset::Interest;
 use ringbus::{EventKind, Node, WaitSet};
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::os::fd::AsFd;
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -52,10 +58,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.get(1).map(String::as_str) == Some("worker") {
         return worker(args[2].parse()?);
     }
-    let node = Node::new("latch-example")?;
+    let root = ExampleRoot::new();
+    let node = Node::with_root("latch-example", &root.path)?;
     let mut workers = Vec::new();
     for n in 0..WORKERS {
-        let mut child = Command::new(&args[0]).args(["worker", &n.to_string()]).stdout(Stdio::piped()).spawn()?;
+        let mut child = Command::new(std::env::current_exe()?)
+            .args(["worker", &n.to_string()])
+            .env("RINGBUS_ROOT", &root.path)
+            .stdout(Stdio::piped())
+            .spawn()?;
         let mut out = BufReader::new(child.stdout.take().expect("piped"));
         let mut line = String::new();
         out.read_line(&mut line)?;
@@ -81,4 +92,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
+/// its own under /dev/shm, removed with anything left in it when dropped.
+struct ExampleRoot {
+    path: PathBuf,
+    ours: bool,
+}
+
+impl ExampleRoot {
+    fn new() -> ExampleRoot {
+        match std::env::var_os("RINGBUS_ROOT") {
+            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
+            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
+        }
+    }
+}
+
+impl Drop for ExampleRoot {
+    fn drop(&mut self) {
+        if self.ours {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
 }

@@ -29,6 +29,7 @@ pub mod report;
 mod results;
 mod row;
 pub(crate) mod subscriber;
+pub mod verdict;
 
 pub use reliable::Reliable;
 pub use row::Row;

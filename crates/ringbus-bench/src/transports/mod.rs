@@ -6,7 +6,7 @@ mod eventfd;
 mod futex;
 mod idle;
 mod mq;
-mod ringbus;
+pub(crate) mod ringbus;
 mod slot_ring;
 mod uds;
 

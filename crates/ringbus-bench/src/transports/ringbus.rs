@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Polling subscribers look again this long after finding nothing.
-const POLL_PERIOD: Duration = Duration::from_millis(1);
+pub(crate) const POLL_PERIOD: Duration = Duration::from_millis(1);
 
 fn topic_name(topic: u32) -> String {
     format!("fanout/t{topic}")

@@ -163,9 +163,16 @@ pub fn measure<T>(percent: bool, measure: impl FnOnce(&mut Bar) -> anyhow::Resul
 
 /// How every bench's report starts: its title, the machine, the command line.
 pub fn print_header(name: &str) {
-    println!("## ringbus bench {name}\n");
-    println!("- machine: {}", ringbus_bench::report::Machine::this());
-    println!("- command: `{}`", ringbus_bench::report::command_line());
+    print!("{}", header(name));
+}
+
+/// [`print_header`]'s text.
+pub fn header(name: &str) -> String {
+    format!(
+        "## ringbus bench {name}\n\n- machine: {}\n- command: `{}`\n",
+        ringbus_bench::report::Machine::this(),
+        ringbus_bench::report::command_line()
+    )
 }
 
 /// A bench's progress bar on stderr (hidden when stderr is not a terminal).

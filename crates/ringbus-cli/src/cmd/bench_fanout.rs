@@ -1,10 +1,13 @@
 //! `ringbus bench fanout`: one publisher, N subscriber processes, every transport through
-//! the same harness; a markdown table on stdout, optionally JSON and an SVG plot.
+//! the same harness; a markdown table and a verdict computed from it on stdout (or the
+//! table in a file and the verdict on stdout), optionally JSON and an SVG plot.
 
 use super::bench::{dedup, worker_launcher, OutputArgs};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use ringbus_bench::config::{self, parse_size, parse_subs, Transport};
 use ringbus_bench::{fanout, report, FanoutConfig};
+use std::fmt::Write as _;
+use std::path::PathBuf;
 
 pub const LONG_ABOUT: &str = "\
 Publish latency and end-to-end latency against the number of subscriber processes, for
@@ -60,11 +63,18 @@ columns: reliable subs (K); blocked, the measured publishes whose loan had to wa
 the subscribers keep up; a wait counts in its publish time); and its publish p50 and e2e p50
 over the ringbus row's, each the median of the ratios within one pass (JSON reliable_subs,
 blocked, blocked_ns, publish_p50_vs_ringbus, e2e_p50_vs_ringbus; other rows have none of
-these keys). K must be at most the smallest --subs; 0, the default, measures none.";
+these keys). K must be at most the smallest --subs; 0, the default, measures none.
+
+Verdict: the report ends with a few lines computed from this run's rows (smallest payload):
+publish p50 against N for ringbus and eventfd, system calls per publish, e2e p50 over
+eventfd's and over the futex floor's at each N (on par: within 10%), what polling
+subscribers cost to publish to, and how the largest payload compares. It says where ringbus
+is not ahead. With --markdown FILE the table goes to FILE and stdout gets only the verdict.";
 
 const AFTER_HELP: &str = "\
 Examples:
   ringbus bench fanout --quick
+  ringbus bench fanout --quick --markdown fanout.md --json fanout.json
   ringbus bench fanout --subs 16 --count 200 --rate 200 --size 64,1MiB
   ringbus bench fanout --topics 10 --subs 4,8,16,32,64,128 --json fanout.json --plot fanout.svg
   ringbus bench fanout --transports ringbus,eventfd --subs 2 --count 20 --rate 500
@@ -150,6 +160,11 @@ pub struct FanoutArgs {
     )]
     transports: Vec<Transport>,
 
+    /// Write the whole report (the table, its notes and the verdict) to FILE instead of
+    /// stdout, which then gets only the verdict and where the table is. Example: --markdown fanout.md
+    #[arg(long, value_name = "FILE")]
+    markdown: Option<PathBuf>,
+
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -186,45 +201,63 @@ impl FanoutArgs {
         let transports_given = std::env::args().any(|a| a == "--transports" || a.starts_with("--transports="));
         let config = self.config(transports_given)?;
         let outcome = super::bench::measure(true, |bar| fanout::run(&config, bar))?;
-        super::bench::print_header("fanout");
-        println!(
-            "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
-             ratios: ringbus (and futex) ÷ eventfd{}\n",
-            config.count,
-            config.rate_hz,
-            config.warmup,
-            config.repeat,
-            if config.repeat == 1 { "pass" } else { "passes" },
-            if config.repeat == 1 {
-                ""
-            } else {
-                " (figures: median over the passes; ratios: median of the ratios within each pass; msgs: all passes)"
+        let verdict = fanout::verdict::lines(&outcome.rows).join("\n");
+        let report = format!("{}\n{verdict}\n", report_text(&config, &outcome));
+        match &self.markdown {
+            Some(path) => {
+                std::fs::write(path, &report).with_context(|| format!("cannot write {}", path.display()))?;
+                println!("{verdict}");
+                let json = self.output.json.as_ref().map_or_else(String::new, |j| format!(" (JSON: {})", j.display()));
+                println!("Full table: {}{json}", path.display());
             }
-        );
-        if let Some(k) = config.direct_wakes {
-            println!("- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
-        }
-        if config.reliable > 0 {
-            println!(
-                "- ringbus-reliable: ringbus with {} of the subscriber processes reliable (--reliable); \
-                 blocked: measured publishes that waited for one; ratios: ringbus-reliable ÷ ringbus{}\n",
-                config.reliable,
-                if config.repeat == 1 { "" } else { " (median of the ratios within each pass)" }
-            );
-        }
-        print!("{}", fanout::report::markdown(&outcome.rows));
-        for note in fanout::report::notes(&outcome.rows) {
-            println!("\nnote: {note}");
-        }
-        for (s, why) in &outcome.skipped {
-            println!("\nskipped {s}: {why}");
-        }
-        if let Some(why) = &outcome.syscalls_unavailable {
-            println!("\nsystem calls not counted: {why}");
+            None => print!("{report}"),
         }
         self.output
             .write(|path| report::write_json(&outcome.rows, path), |path| fanout::plot::draw(&outcome.rows, path))
     }
+}
+
+/// The report before the verdict: the header, the table, its notes.
+fn report_text(config: &FanoutConfig, outcome: &fanout::Outcome) -> String {
+    let mut out = super::bench::header("fanout");
+    let _ = writeln!(
+        out,
+        "- {} measured messages per topic at {} Hz after {} warm-up, in each of {} {}; times in µs; \
+         ratios: ringbus (and futex) ÷ eventfd{}\n",
+        config.count,
+        config.rate_hz,
+        config.warmup,
+        config.repeat,
+        if config.repeat == 1 { "pass" } else { "passes" },
+        if config.repeat == 1 {
+            ""
+        } else {
+            " (figures: median over the passes; ratios: median of the ratios within each pass; msgs: all passes)"
+        }
+    );
+    if let Some(k) = config.direct_wakes {
+        let _ = writeln!(out, "- ringbus publishers wake up to {k} sleeping subscribers themselves (--direct-wakes)\n");
+    }
+    if config.reliable > 0 {
+        let _ = writeln!(
+            out,
+            "- ringbus-reliable: ringbus with {} of the subscriber processes reliable (--reliable); \
+             blocked: measured publishes that waited for one; ratios: ringbus-reliable ÷ ringbus{}\n",
+            config.reliable,
+            if config.repeat == 1 { "" } else { " (median of the ratios within each pass)" }
+        );
+    }
+    out += &fanout::report::markdown(&outcome.rows);
+    for note in fanout::report::notes(&outcome.rows) {
+        let _ = writeln!(out, "\nnote: {note}");
+    }
+    for (s, why) in &outcome.skipped {
+        let _ = writeln!(out, "\nskipped {s}: {why}");
+    }
+    if let Some(why) = &outcome.syscalls_unavailable {
+        let _ = writeln!(out, "\nsystem calls not counted: {why}");
+    }
+    out
 }
 
 /// `transports` with ringbus-reliable measured right after ringbus (or last, without it)
