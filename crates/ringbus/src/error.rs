@@ -129,7 +129,7 @@ pub enum OpenError {
     /// A file where a segment should be is not one of ours (wrong magic, a symbolic link,
     /// or another object's name inside). Something other than ringbus writes into the root:
     /// remove the file, or use a root of ringbus's own.
-    #[error("{path} is not a ringbus segment ({reason}); something else wrote into the ringbus root. Remove the file or run `ringbus clean`")]
+    #[error("{path} is not a ringbus segment ({reason}); something else wrote into the ringbus root. Remove the file or run `ringbus clean --foreign`")]
     Foreign {
         /// The file.
         path: PathBuf,
@@ -139,7 +139,7 @@ pub enum OpenError {
     /// The segment was written by a ringbus with another shared-memory layout
     /// ([`LAYOUT_VERSION`](crate::diagnostics::LAYOUT_VERSION)). Processes of two versions
     /// cannot talk; run one version, or give each its own root.
-    #[error("{path} has layout version {found}, this library speaks version {expected}. Stop the processes of the other version and run `ringbus clean`, or rebuild them against the same ringbus")]
+    #[error("{path} has layout version {found}, this library speaks version {expected}. Stop the processes of the other version and run `ringbus clean --foreign`, or rebuild them against the same ringbus")]
     VersionMismatch {
         /// The segment.
         path: PathBuf,
@@ -151,7 +151,7 @@ pub enum OpenError {
     /// A value in the segment is out of bounds: the process that wrote it is buggy or died
     /// while building it. The segment is not used; remove it once nobody uses it
     /// ([`clean_with`](crate::clean_with) with `foreign` set removes corrupted segments).
-    #[error("{path} is corrupted: {corruption}. The process that wrote it is buggy or died mid-write; run `ringbus clean` once its users are gone")]
+    #[error("{path} is corrupted: {corruption}. The process that wrote it is buggy or died mid-write; run `ringbus clean --foreign` once its users are gone")]
     Corrupted {
         /// The segment.
         path: PathBuf,
@@ -312,7 +312,7 @@ pub enum LoanError {
     },
     /// Another process truncated the topic's file or this publisher's while it was mapped.
     /// The publisher is unusable: drop it and create a new one.
-    #[error("{path} was truncated by another process while this publisher had it mapped; the publisher cannot go on: drop it and create a new one (`ringbus clean` removes what is left)")]
+    #[error("{path} was truncated by another process while this publisher had it mapped; the publisher cannot go on: drop it and create a new one (`ringbus clean --foreign` removes what is left)")]
     Truncated {
         /// The truncated file.
         path: PathBuf,
@@ -358,7 +358,7 @@ pub enum TakeError {
     },
     /// Another process truncated the topic's own file while it was mapped. The subscriber
     /// is unusable: drop it and subscribe again.
-    #[error("{path} was truncated by another process while this subscriber had it mapped; the subscriber cannot go on: drop it and subscribe again (`ringbus clean` removes what is left)")]
+    #[error("{path} was truncated by another process while this subscriber had it mapped; the subscriber cannot go on: drop it and subscribe again (`ringbus clean --foreign` removes what is left)")]
     TopicTruncated {
         /// The topic's file.
         path: PathBuf,
