@@ -1,9 +1,24 @@
 #!/usr/bin/env bash
 # Runs every ringbus test: formatting, lints, docs, unit and multi-process tests, the
 # SIGKILL chaos test, doctests (README and guide included), the guide, the loom models,
-# Miri, a short run of every fuzz target, the Python bindings and the router.
+# Miri, a short run of every fuzz target, the Python bindings and their wheel, the router
+# (pymavlink, AddressSanitizer), and the crates' packaging (cargo publish --dry-run).
+#
+# What it needs:
+#   - root: the exact system-call counts read a kernel tracepoint (raw_syscalls, through
+#     perf and tracefs), and some tests mount small tmpfs filesystems (full, read-only);
+#     without root those tests fail. setup.sh also installs tmux and python3-venv.
+#   - network: crates.io (crates, and the packaging check), rustup's server (the nightly
+#     toolchain for Miri and AddressSanitizer), PyPI (maturin, pytest, numpy, pyzmq, mypy,
+#     pymavlink) and, once, the Debian archive (tmux, python3-venv).
+#   - disk: about 15 GB free — target/ grows to about 13 GB (a full debug build with its
+#     incremental caches is 11 GB of it; release, loom, Miri, AddressSanitizer and the Python
+#     environments the rest), plus the nightly toolchain (about 1.7 GB) and ~/.cargo.
+#   - time: about 25 minutes on 2 cores from nothing, mostly compiling.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "scripts/test.sh needs root, network access (crates.io, rustup, PyPI), about 15 GB of disk" \
+     "and about 25 minutes on 2 cores (see the top of this script)."
 source scripts/setup.sh
 
 # Every test gets its own root; this one catches whatever uses the default root
@@ -44,6 +59,11 @@ step "fuzz smoke";        cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 
 step "python bindings";   bash scripts/test-python.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
+
+# The published crates package and build from their packages alone, together: each one's
+# path dependencies come from the others' packages (crates.io does not have them yet).
+step "packages (cargo publish --dry-run)"
+cargo publish --dry-run --allow-dirty --locked -p ringbus -p ringbus-route -p ringbus-bench -p ringbus-cli
 
 step "leftovers"
 # ringbus-example-*: the roots the examples make for themselves when run alone.

@@ -236,6 +236,16 @@ fn extreme_numbers_are_refused_with_exit_2_never_a_panic() {
         &["echo", "t", "--timeout", "nan"],
         &["hz", "t", "--every", "1e300"],
         &["hz", "t", "--timeout=-1"],
+        &["echo", "t", "--timeout", "0ms"],
+        &["echo", "t", "--timeout", "1d"],
+        &["echo", "t", "--timeout", "1ns"],
+        &["echo", "t", "--timeout", "2 min"],
+        &["echo", "t", "--timeout", "infs"],
+        &["pub", "t", "x", "--timeout", "300000h"],
+        &["hz", "t", "--every", "5x"],
+        &["hz", "t", "--every", "ms"],
+        &["top", "--once", "--interval", "50ms"],
+        &["top", "--once", "--interval", "2h"],
         &["pub", "t", "x", "--max-payload-bytes", "0"],
         &["pub", "t", "x", "--max-payload-bytes", "1073741825"],
         &["pub", "t", "x", "--max-subscribers", "0"],
@@ -258,6 +268,32 @@ fn extreme_numbers_are_refused_with_exit_2_never_a_panic() {
     }
     let zero = ringbus(&["pub", "t", "x", "--max-payload-bytes", "0"], Some(root.path()), &scratch, LIMIT);
     assert!(zero.stderr.contains("from 1 to 1073741824"), "the refusal gives the range: {}", zero.stderr);
+    let day = ringbus(&["echo", "t", "--timeout", "1d"], Some(root.path()), &scratch, LIMIT);
+    assert!(
+        day.stderr.contains("from above 0 s to 1e9 s") && day.stderr.contains("500ms, 1s, 2m"),
+        "the refusal gives the range and the units: {}",
+        day.stderr
+    );
+}
+
+#[test]
+fn durations_are_seconds_or_carry_a_unit() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    // No topic "t" appears, so each command waits out its timeout: exit 4, not 2 (refused).
+    for args in [
+        &["echo", "t", "--timeout", "0.3"][..],
+        &["echo", "t", "--timeout", "300ms"],
+        &["echo", "t", "--timeout", "0.005m"],
+        &["hz", "t", "--timeout", "1s", "--every", "2m"],
+        &["hz", "t", "--timeout", " 200 ms ", "--every", "0.5h"],
+    ] {
+        let started = std::time::Instant::now();
+        let run = ringbus(args, Some(root.path()), &scratch, LIMIT);
+        assert_eq!(run.status.code(), Some(4), "{args:?}: {}", run.stderr);
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?} waited {:?}", started.elapsed());
+    }
+    let once = ringbus(&["top", "--once", "--json", "--interval", "100ms"], Some(root.path()), &scratch, LIMIT);
+    assert!(once.status.success(), "{}", once.stderr);
 }
 
 #[test]

@@ -161,7 +161,7 @@ fn bad_usage_exits_2_and_says_what_to_do() {
     };
     expect(run(&["top"]), "use `ringbus top --once`");
     expect(run(&["top", "--json"]), "needs `--once`");
-    expect(run(&["top", "--once", "--interval", "0"]), "must be 0.1 to 3600 seconds");
+    expect(run(&["top", "--once", "--interval", "0"]), "from 0.1 s to 3600 s");
     expect(run(&["top", "--once", "--sort", "colour"]), "possible values: name, rate, bandwidth, lag, lost, wakes");
 }
 

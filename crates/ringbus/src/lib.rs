@@ -73,6 +73,8 @@ pub mod queue;
 pub(crate) mod ring;
 pub(crate) mod sync;
 
+// The loom build (`--cfg loom`) compiles only the modules above, for their models; what in
+// them only the modules below use is `#[cfg(not(loom))]` too, so neither build has dead code.
 #[cfg(not(loom))]
 pub mod error;
 #[cfg(not(loom))]

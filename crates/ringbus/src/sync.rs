@@ -121,6 +121,7 @@ pub(crate) mod futex {
 /// of a loan overlaps those misses instead of paying them one after another. A hint only:
 /// it never faults and changes no value. No-op off x86-64, under loom and under Miri.
 #[inline(always)]
+#[cfg(not(loom))]
 pub(crate) fn prefetch_for_write<T>(at: *const T) {
     #[cfg(all(target_arch = "x86_64", not(loom), not(miri)))]
     #[allow(unsafe_code)]

@@ -3,6 +3,7 @@
 //! optionally JSON and an SVG plot.
 
 use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
+use super::output::counted;
 use anyhow::Result;
 use ringbus_bench::config::{format_size, parse_size};
 use ringbus_bench::polling::{self, plot, report, PollingConfig, Scenario, MAX_PAYLOAD_BYTES, MIN_PAYLOAD_BYTES};
@@ -64,21 +65,9 @@ const DURATION_S: f64 = 5.0;
 const QUICK_DURATION_S: f64 = 1.0;
 const REPEAT: u32 = 3;
 
-/// Parses a window length: seconds, `5`, `2.5`, `5s` or `500ms`; 0.5 s to 1 hour.
+/// Parses a window length: seconds, `5`, `2.5`, `5s`, `500ms` or `1m`; 0.5 s to 1 hour.
 fn parse_duration(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (digits, scale) = match (t.strip_suffix("ms"), t.strip_suffix('s')) {
-        (Some(ms), _) => (ms, 1e-3),
-        (None, Some(secs)) => (secs, 1.0),
-        (None, None) => (t, 1.0),
-    };
-    let v: f64 =
-        digits.trim().parse().map_err(|_| format!("duration {s:?}: expected seconds, e.g. 5, 2.5s or 500ms"))?;
-    let seconds = v * scale;
-    if !(seconds.is_finite() && (0.5..=3600.0).contains(&seconds)) {
-        return Err(format!("duration {s:?}: must be 0.5 s to 3600 s"));
-    }
-    Ok(seconds)
+    super::numbers::seconds_in(s, 0.5, 3600.0)
 }
 
 /// Parses a payload size within the bench's bounds.
@@ -103,8 +92,8 @@ pub struct PollingArgs {
     #[arg(long, value_name = "BYTES", default_value = "256", value_parser = parse_payload)]
     size: u64,
 
-    /// Measured window of every run, in seconds (also 500ms, 2.5s) [default: 5; --quick: 1]. Example: --duration 10
-    #[arg(long, value_name = "S", value_parser = parse_duration)]
+    /// Measured window of every run, in seconds (also 500ms, 2.5s, 1m) [default: 5; --quick: 1]. Example: --duration 10
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     duration: Option<f64>,
 
     /// Runs of each (scenario, style), 1 to 100; rows report the median [default: 3; --quick: 1]. Example: --repeat 5
@@ -134,12 +123,12 @@ impl PollingArgs {
         super::bench::print_header("polling");
         let backend = rows.first().map_or("?", |r| r.backend.as_str());
         println!(
-            "- {} s windows, payload {}, timer {} Hz, median of {} run(s); one subscriber process \
+            "- {} s windows, payload {}, timer {} Hz, median of {}; one subscriber process \
              (executor on the {backend} wait set); CPU, context switches and wake-ups are the subscriber's",
             config.duration_ns as f64 / 1e9,
             format_size(config.payload_bytes),
             polling::TIMER_HZ,
-            config.repeat
+            counted(config.repeat.into(), "run")
         );
         println!(
             "- callback: inputs Wake::OnData (woken per message); polling: Wake::Never (the timer reads shared memory)\n"
@@ -164,7 +153,8 @@ mod tests {
         assert_eq!(parse_duration("2.5s"), Ok(2.5));
         assert_eq!(parse_duration("500ms"), Ok(0.5));
         assert!(parse_duration("0.1").unwrap_err().contains("0.5 s to 3600 s"));
-        assert!(parse_duration("soon").unwrap_err().contains("e.g. 5"));
+        assert_eq!(parse_duration("1m"), Ok(60.0));
+        assert!(parse_duration("soon").unwrap_err().contains("500ms"));
         assert_eq!(parse_payload("4KiB"), Ok(4096));
         assert!(parse_payload("8").unwrap_err().contains("16 B to 64KiB"));
         assert!(parse_payload("1MiB").is_err());

@@ -3,7 +3,7 @@
 //! the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
 use super::bench::{dedup, run_parent, worker_launcher, OutputArgs};
-use super::output::Failure;
+use super::output::{counted, Failure};
 use anyhow::Result;
 use ringbus_bench::queue::{self, plot, report, service, QueueConfig, Variant, COMMAND_BYTES, POP_BATCH};
 
@@ -194,9 +194,14 @@ impl QueueArgs {
         })?;
         super::bench::print_header("queue");
         println!(
-            "- {} measured commands of {COMMAND_BYTES} B per run after {} unmeasured, ring capacity {}, median of {} run(s); \
+            "- {} measured commands of {COMMAND_BYTES} B per run after {} unmeasured, ring capacity {}, median of {}; \
              producer pinned to CPU {}, consumer to CPU {}, popping up to {POP_BATCH} per call, never sleeping",
-            config.commands, config.warmup, config.capacity, config.repeat, config.cpus.0, config.cpus.1
+            config.commands,
+            config.warmup,
+            config.capacity,
+            counted(config.repeat.into(), "run"),
+            config.cpus.0,
+            config.cpus.1
         );
         println!(
             "- ns/push: the producer's wall time over all measured pushes ÷ commands, full-ring retries included; \

@@ -4,6 +4,7 @@
 //! JSON and an SVG plot.
 
 use super::bench::OutputArgs;
+use super::output::counted;
 use anyhow::Result;
 use ringbus_bench::route::{self, plot, report, RouteConfig};
 
@@ -91,9 +92,11 @@ impl RouteBenchArgs {
         let (rows, udp) = super::bench::measure(false, |bar| route::run(&config, bar))?;
         super::bench::print_header("route");
         println!(
-            "- {} frames per thread, metric and run; {} links besides the sources; median of {} run(s), \
+            "- {} frames per thread, metric and run; {} besides the sources; median of {}, \
              lockfree and mutex alternating\n",
-            config.frames, config.links, config.repeat
+            config.frames,
+            counted(config.links as u64, "link"),
+            counted(config.repeat.into(), "run")
         );
         print!("{}", report::markdown(&rows));
         if !udp.is_empty() {

@@ -3,6 +3,7 @@
 //! optionally JSON and an SVG plot.
 
 use super::bench::{dedup, worker_launcher, OutputArgs};
+use super::output::counted;
 use anyhow::{bail, Result};
 use ringbus_bench::tokens::{self, report, Mechanism, TokensConfig, MAX_TOKENS, MAX_WORKERS};
 
@@ -132,9 +133,11 @@ impl TokensArgs {
         let rows = super::bench::measure(false, |bar| tokens::run(&config, bar))?;
         super::bench::print_header("tokens");
         println!(
-            "- {} jobs of {} µs per run, {} tokens; CPU and context switches summed over the workers; \
-             median of {} run(s)",
-            config.jobs, config.job_us, config.tokens, config.repeat
+            "- {} of {} µs per run, {}; CPU and context switches summed over the workers; median of {}",
+            counted(config.jobs, "job"),
+            config.job_us,
+            counted(config.tokens.into(), "token"),
+            counted(config.repeat.into(), "run")
         );
         println!(
             "- user/system split: sampled by the kernel from timer ticks (their sum is exact); \

@@ -6,7 +6,7 @@
 mod storage;
 mod system;
 
-use super::output::{colour_enabled, paint_when, Colour, JsonFlag};
+use super::output::{colour_enabled, counted, paint_when, Colour, JsonFlag};
 use anyhow::bail;
 
 pub const LONG_ABOUT: &str = "\
@@ -111,7 +111,7 @@ impl DoctorArgs {
         }
         let failed: Vec<&str> = findings.iter().filter(|f| f.status == Status::Fail).map(|f| f.check).collect();
         if !failed.is_empty() {
-            bail!("{} check(s) failed: {}", failed.len(), failed.join(", "));
+            bail!("{} failed: {}", counted(failed.len() as u64, "check"), failed.join(", "));
         }
         Ok(())
     }

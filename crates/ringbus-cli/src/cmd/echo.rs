@@ -1,6 +1,6 @@
 //! `ringbus echo TOPIC`: print the messages of a topic as they arrive.
 
-use super::output::{Failure, JsonFlag};
+use super::output::{counted, Failure, JsonFlag};
 use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::{ReceiveError, Sample};
 use serde_json::json;
@@ -60,7 +60,10 @@ impl EchoArgs {
             }
             if session.expired() {
                 return match self.count {
-                    Some(c) => Err(Failure::Timeout(format!("{printed} of {c} messages before the timeout")).into()),
+                    Some(c) => {
+                        Err(Failure::Timeout(format!("{printed} of {} before the timeout", counted(c, "message")))
+                            .into())
+                    }
                     None => Ok(()),
                 };
             }

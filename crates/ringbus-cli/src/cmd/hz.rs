@@ -2,7 +2,7 @@
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
 use super::numbers::{count, seconds};
-use super::output::{print_json, rate, Failure, JsonFlag};
+use super::output::{counted, print_json, rate, Failure, JsonFlag};
 use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
@@ -22,8 +22,8 @@ pub struct HzArgs {
     /// Statistics over the last N messages.
     #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     window: u64,
-    /// Seconds between reports.
-    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = seconds)]
+    /// Time between reports: seconds, or with a unit (500ms, 2m).
+    #[arg(long, default_value_t = 1.0, value_name = "DURATION", value_parser = seconds)]
     every: f64,
     /// Stop after this many messages and print one final report.
     #[arg(long, short = 'n', value_name = "N", value_parser = count)]
@@ -81,7 +81,7 @@ impl HzArgs {
             }
             if session.interrupted() || session.expired() {
                 if self.count.is_some() && session.expired() {
-                    return Err(Failure::Timeout(format!("{messages} messages before the timeout")).into());
+                    return Err(Failure::Timeout(format!("{} before the timeout", counted(messages, "message"))).into());
                 }
                 break;
             }
@@ -117,13 +117,13 @@ impl HzArgs {
                 })
             ),
             (Some(r), false) => println!(
-                "{} Hz  (gap mean {:.3} ms, min {:.3}, max {:.3}, std dev {:.3}; {} messages)",
+                "{} Hz  (gap mean {:.3} ms, min {:.3}, max {:.3}, std dev {:.3}; {})",
                 rate(r.hz),
                 r.mean_ms,
                 r.min_ms,
                 r.max_ms,
                 r.stddev_ms,
-                r.messages
+                counted(r.messages, "message")
             ),
         }
     }

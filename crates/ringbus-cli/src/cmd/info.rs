@@ -2,7 +2,7 @@
 //! their counters, and its wake statistics.
 
 use super::json;
-use super::output::{bytes, paint, print_json, yes_no, Colour, Failure, JsonFlag, Table};
+use super::output::{bytes, counted, paint, print_json, yes_no, Colour, Failure, JsonFlag, Table};
 use ringbus::inspect::{self, PublisherMemory, TopicInfo};
 
 #[derive(Debug, clap::Args)]
@@ -76,8 +76,8 @@ fn print_human(t: &TopicInfo) {
     );
     if t.reliable_subscribers > 0 {
         println!(
-            "reliable  {} subscriber(s) that publishers wait for instead of overwriting (column `waited` below)",
-            t.reliable_subscribers
+            "reliable  {} that publishers wait for instead of overwriting (column `waited` below)",
+            counted(t.reliable_subscribers.into(), "subscriber")
         );
     }
     println!("\n{}", paint("PUBLISHERS", Colour::Bold));

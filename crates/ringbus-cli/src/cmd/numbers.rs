@@ -1,7 +1,7 @@
 //! Range-checked parsers of the commands' numeric options. A value out of range is refused
 //! while the command line is parsed (exit 2, the message giving the range), never replaced
 //! by a default, passed on to fail later, or left to overflow. Topic settings use the
-//! library's own limits.
+//! library's own limits. Durations are seconds or carry a unit (`500ms`, `2m`).
 
 use std::fmt::Display;
 use std::str::FromStr;
@@ -13,11 +13,50 @@ const MAX_SECONDS: f64 = 1e9;
 const MIN_HERTZ: f64 = 1e-6;
 const MAX_HERTZ: f64 = 1e9;
 
-/// Parses a number of seconds: positive, at most [`MAX_SECONDS`].
+/// Parses a duration: positive, at most [`MAX_SECONDS`]. See [`seconds_in`] for the forms.
 pub fn seconds(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 && v <= MAX_SECONDS => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds from above 0 to {MAX_SECONDS:e}")),
+    seconds_in(s, 0.0, MAX_SECONDS)
+}
+
+/// Parses a duration from `lo` to `hi` seconds (above 0 when `lo` is 0): a plain number is
+/// seconds (`2.5`), or a number followed by a unit, `ms`, `s`, `m` (minutes) or `h`
+/// (`500ms`, `1s`, `2m`, `1.5h`).
+pub fn seconds_in(s: &str, lo: f64, hi: f64) -> Result<f64, String> {
+    let within = |v: f64| (if lo == 0.0 { v > 0.0 } else { v >= lo }) && v <= hi;
+    match duration(s) {
+        Some(v) if within(v) => Ok(v),
+        _ => {
+            let from = if lo == 0.0 { "above 0 s".to_string() } else { shown_seconds(lo) };
+            Err(format!(
+                "{s:?} is not a duration from {from} to {}: seconds (2.5) or a number with ms, s, m or h (500ms, 1s, 2m)",
+                shown_seconds(hi)
+            ))
+        }
+    }
+}
+
+/// The seconds `s` says (see [`seconds_in`]), if it is a number with or without a unit; the
+/// range is the caller's to check (NaN and infinities included).
+fn duration(s: &str) -> Option<f64> {
+    // (unit, seconds per unit as a fraction: 100ms is 100 / 1000 = 0.1 exactly, as 0.1 is)
+    const UNITS: [(&str, f64, f64); 4] = [("ms", 1.0, 1000.0), ("s", 1.0, 1.0), ("m", 60.0, 1.0), ("h", 3600.0, 1.0)];
+    let t = s.trim();
+    let (number, times, per) =
+        UNITS.iter().find_map(|&(unit, times, per)| Some((t.strip_suffix(unit)?, times, per))).unwrap_or((t, 1.0, 1.0));
+    let number = number.trim_end();
+    // A unit needs a number before it, and `f64` would take "inf" and "nan" with a unit too.
+    if !number.ends_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    number.parse::<f64>().ok().map(|v| v * times / per)
+}
+
+/// `3600` → `3600 s`, `1e9` → `1e9 s`.
+fn shown_seconds(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{v:e} s")
+    } else {
+        format!("{v} s")
     }
 }
 
@@ -98,5 +137,34 @@ mod tests {
         assert_eq!((subscribers_to_wait_for("0"), max_subscribers("1024")), (Ok(0), Ok(1024)));
         assert!(max_subscribers("0").is_err() && max_subscribers("1025").is_err());
         assert!(count("0").is_err() && expiry_ms("0").is_err());
+    }
+
+    #[test]
+    fn durations_take_a_unit_or_mean_seconds() {
+        for (text, want) in [
+            ("1", 1.0),
+            ("2.5", 2.5),
+            ("1e3", 1e3),
+            ("1s", 1.0),
+            ("500ms", 0.5),
+            ("2m", 120.0),
+            ("1.5h", 5400.0),
+            (" 3 s ", 3.0),
+            (".5s", 0.5),
+        ] {
+            assert_eq!(seconds(text), Ok(want), "{text:?}");
+        }
+        for bad in [
+            "0", "0s", "-1", "-1s", "1e300", "1e9ms1", "nan", "inf", "infs", "nanms", "s", "ms", "1 d", "1ns", "2 min",
+            "1h30m", "",
+        ] {
+            let refused = seconds(bad).unwrap_err();
+            assert!(refused.contains("from above 0 s to 1e9 s") && refused.contains("500ms"), "{bad:?}: {refused}");
+        }
+        assert_eq!(seconds("1e9"), Ok(1e9));
+        assert!(seconds("16666667m").is_err(), "1e9 s is the limit whatever the unit");
+        assert_eq!((seconds_in("100ms", 0.1, 3600.0), seconds_in("1h", 0.1, 3600.0)), (Ok(0.1), Ok(3600.0)));
+        assert!(seconds_in("99ms", 0.1, 3600.0).unwrap_err().contains("from 0.1 s to 3600 s"));
+        assert!(seconds_in("61m", 0.1, 3600.0).is_err());
     }
 }

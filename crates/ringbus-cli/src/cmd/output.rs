@@ -163,15 +163,28 @@ pub fn bytes(n: f64) -> String {
     }
 }
 
-/// A rate with 3 significant digits.
-pub fn rate(per_s: f64) -> String {
-    if per_s >= 100.0 || per_s == 0.0 {
-        format!("{per_s:.0}")
-    } else if per_s >= 10.0 {
-        format!("{per_s:.1}")
+/// `n` and a noun, plural unless `n` is 1: `counted(1, "topic")` is `1 topic`,
+/// `counted(0, "topic")` is `0 topics` (for nouns whose plural adds an `s`).
+pub fn counted(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
     } else {
-        format!("{per_s:.2}")
+        format!("{n} {noun}s")
     }
+}
+
+/// A rate with 3 significant digits (2 decimals at most): `100`, `99.9`, `9.88`, `0.05`.
+/// The decimals follow the value as rounded, so 99.97 prints `100` like 100.02 does, not
+/// `100.0`.
+pub fn rate(per_s: f64) -> String {
+    let decimals = if per_s == 0.0 || per_s >= 99.95 {
+        0
+    } else if per_s >= 9.995 {
+        1
+    } else {
+        2
+    };
+    format!("{per_s:.decimals$}")
 }
 
 pub fn yes_no(b: bool) -> &'static str {
@@ -212,5 +225,18 @@ mod tests {
         assert_eq!(bytes(1536.0), "1.5 KiB");
         assert_eq!(rate(9.876), "9.88");
         assert_eq!(rate(123.4), "123");
+        for (hz, shown) in
+            [(99.97, "100"), (100.02, "100"), (99.94, "99.9"), (9.996, "10.0"), (9.994, "9.99"), (0.0, "0")]
+        {
+            assert_eq!(rate(hz), shown, "{hz}");
+        }
+    }
+
+    #[test]
+    fn counts_name_one_thing_in_the_singular() {
+        assert_eq!(
+            (counted(0, "topic"), counted(1, "topic"), counted(2, "topic")),
+            ("0 topics".into(), "1 topic".into(), "2 topics".into())
+        );
     }
 }

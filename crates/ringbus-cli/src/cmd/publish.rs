@@ -1,7 +1,7 @@
 //! `ringbus pub TOPIC [DATA]`: publish a message once, a number of times, or at a rate.
 
 use super::numbers;
-use super::output::Failure;
+use super::output::{counted, Failure};
 use super::session::{Session, TimeoutArg};
 use anyhow::Context;
 use ringbus::inspect;
@@ -101,7 +101,12 @@ impl PubArgs {
             }
             sent += 1;
         }
-        eprintln!("published {sent} message(s) of {} bytes on {:?}", payload.len(), self.topic);
+        eprintln!(
+            "published {} of {} on {:?}",
+            counted(sent, "message"),
+            counted(payload.len() as u64, "byte"),
+            self.topic
+        );
         Ok(())
     }
 
@@ -165,8 +170,8 @@ impl PubArgs {
             }
             if session.expired() {
                 return Err(Failure::Timeout(format!(
-                    "{live} of {} subscribers before the timeout",
-                    self.wait_subscribers
+                    "{live} of {} before the timeout",
+                    counted(self.wait_subscribers.into(), "subscriber")
                 ))
                 .into());
             }

@@ -2,7 +2,7 @@
 //! a configuration file and of `--endpoint` flags, answering `ringbus route ctl` on its
 //! control socket until Ctrl-C or SIGTERM.
 
-use super::output::{print_json, printable, Failure, JsonFlag, Table};
+use super::output::{counted, print_json, printable, Failure, JsonFlag, Table};
 use anyhow::{Context, Result};
 use ringbus_route::config::{Config, EndpointConfig};
 use ringbus_route::control::{self, ControlError, Reply, Request};
@@ -203,7 +203,7 @@ fn print_reply(reply: &Reply, json: bool) -> Result<()> {
         println!("{}", printable(local));
     }
     if let Some(n) = reply.removed_links {
-        println!("removed, with {n} link(s)");
+        println!("removed, with {}", counted(n as u64, "link"));
     }
     Ok(())
 }
@@ -246,11 +246,11 @@ pub fn links_table(statuses: &[Status]) -> Table {
 
 fn print_status(status: &Status) {
     println!(
-        "router {} (pid {}), {} unroutable targeted frame(s), {} datagram(s) refused (peer limit)",
+        "router {} (pid {}), {}, {} (peer limit)",
         printable(&status.name),
         status.pid,
-        status.unroutable,
-        status.refused_datagrams
+        counted(status.unroutable, "unroutable targeted frame"),
+        counted(status.refused_datagrams, "datagram") + " refused"
     );
     let mut endpoints = Table::new(&["endpoint", "type", "address", "bound"]);
     for e in &status.endpoints {

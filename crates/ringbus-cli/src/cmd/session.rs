@@ -142,7 +142,8 @@ impl LinkErrors {
 /// `--timeout`, shared by the commands that wait.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct TimeoutArg {
-    /// Give up after this many seconds (exit 4 if the work was not done).
-    #[arg(long, value_name = "SECS", value_parser = seconds)]
+    /// Give up after this long (exit 4 if the work was not done): seconds, or with a unit
+    /// (500ms, 1s, 2m, 1h).
+    #[arg(long, value_name = "DURATION", value_parser = seconds)]
     pub timeout: Option<f64>,
 }

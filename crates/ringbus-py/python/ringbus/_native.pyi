@@ -63,7 +63,7 @@ class Node(_Resource):
         pool_bytes: Optional[int] = None,
         preallocate: Optional[bool] = None,
         keep_last: Optional[int] = None,
-        wake: Wake = ...,
+        wake: Wake = Wake.ON_DATA,
         direct_wakes: Optional[int] = None,
         reliable: bool = False,
         when_full: Union[float, Literal["fail"], None] = None,

@@ -86,11 +86,13 @@ impl Doorbell<'_> {
     /// Clears bit `me`, left set by a waiter of this role that died asleep. Only the new
     /// holder of the role may call it (it holds the role's lock, so no one else sleeps
     /// as `me`).
+    #[cfg(not(loom))]
     pub(crate) fn forget_sleeper(&self, me: u64) {
         self.sleepers.fetch_and(!me, Ordering::Relaxed);
     }
 
     /// How many waiter roles sleep (for inspection).
+    #[cfg(not(loom))]
     pub(crate) fn sleeping(&self) -> u32 {
         self.sleepers.load(Ordering::Relaxed).count_ones()
     }

@@ -39,6 +39,7 @@ pub(crate) fn generation(word: u32) -> u32 {
 }
 
 impl LatchWord<'_> {
+    #[cfg(not(loom))]
     pub(crate) fn is_set(&self) -> bool {
         // Acquire: pairs with the Release in `set`, so what the setter wrote is visible.
         self.0.load(Ordering::Acquire) & SET != 0
@@ -93,6 +94,7 @@ impl LatchWord<'_> {
     }
 
     /// Sleeps until the latch is set or has been set since this call began.
+    #[cfg(not(loom))]
     pub(crate) fn wait(&self, timeout: Option<Duration>) -> Result<(), crate::notify::TimedOut> {
         self.wait_since(self.generation(), timeout)
     }

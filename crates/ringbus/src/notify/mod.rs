@@ -9,6 +9,7 @@ pub(crate) mod semaphore;
 #[cfg(not(loom))]
 pub(crate) mod word;
 
+#[cfg(not(loom))]
 pub(crate) use protocol::{Sleep, WakeWords, DEFAULT_DIRECT_WAKES};
 
 /// Whether a waiter sleeps in the kernel and is woken, or only polls: a topic's

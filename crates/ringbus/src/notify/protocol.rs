@@ -99,12 +99,14 @@ impl WakeWords<'_> {
     /// The wake word now, for a look that follows: a look after this load sees every
     /// message published before the bump it observed.
     #[inline]
+    #[cfg(not(loom))]
     pub(crate) fn word_now(&self) -> u32 {
         // Acquire: pairs with the Release bump in `notify`.
         self.word.load(Ordering::Acquire)
     }
 
     /// How many waits are registered to sleep now (a snapshot, for diagnostics).
+    #[cfg(not(loom))]
     pub(crate) fn sleepers_now(&self) -> u32 {
         self.sleepers.load(Ordering::Relaxed)
     }
@@ -162,6 +164,7 @@ impl WakeWords<'_> {
     /// Takes back `n` registrations of a waiter that died registered (its mark said `n`);
     /// leaves the count alone if it holds fewer (too high only costs a wake call that
     /// finds nobody, too low would lose wake-ups).
+    #[cfg(not(loom))]
     pub(crate) fn forget_sleepers(&self, n: u32) {
         let _ = self.sleepers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |count| count.checked_sub(n));
     }

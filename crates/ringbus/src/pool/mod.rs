@@ -10,4 +10,5 @@ pub(crate) mod extents;
 pub(crate) mod local_pins;
 pub(crate) mod pin;
 
+#[cfg(not(loom))]
 pub(crate) use pin::ChunkWords;

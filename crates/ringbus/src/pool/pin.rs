@@ -56,17 +56,20 @@ impl ChunkWords<'_> {
 
     /// Whether the chunk still carries `generation` (a look without pinning).
     #[inline]
+    #[cfg(not(loom))]
     pub(crate) fn has_generation(&self, generation: u32) -> bool {
         self.generation.load(Ordering::Relaxed) == generation
     }
 
     /// Whether any subscriber's bit is set (a snapshot, for diagnostics).
+    #[cfg(not(loom))]
     pub(crate) fn is_held(&self) -> bool {
         self.holders.iter().any(|h| h.load(Ordering::Relaxed) != 0)
     }
 
     /// Whether subscriber `holder`'s bit is set.
     #[cfg(test)]
+    #[cfg(not(loom))]
     pub(crate) fn is_held_by(&self, holder: u32) -> bool {
         let (word, bit) = split(holder);
         self.holders[word].load(Ordering::Relaxed) & bit != 0

@@ -10,6 +10,7 @@ pub(crate) mod queue;
 
 /// The log index of `position` in a log of `depth` entries.
 #[inline]
+#[cfg(not(loom))]
 pub(crate) fn index(position: u64, depth: u32) -> usize {
     debug_assert!(depth.is_power_of_two());
     (position & (depth as u64 - 1)) as usize
@@ -17,6 +18,7 @@ pub(crate) fn index(position: u64, depth: u32) -> usize {
 
 /// How far `published` is ahead of `next`, or `None` if it went backwards (a corrupt or
 /// replaced publisher: positions never decrease).
+#[cfg(not(loom))]
 pub(crate) fn backlog(published: u64, next: u64) -> Option<u64> {
     published.checked_sub(next)
 }

@@ -6,7 +6,7 @@
 
 use super::rows::{Order, SortKey, TopicRow};
 use crate::cmd::json::wake_name;
-use crate::cmd::output::{bytes, paint, rate, yes_no, Colour, Table};
+use crate::cmd::output::{bytes, counted, paint, rate, yes_no, Colour, Table};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
@@ -104,10 +104,10 @@ fn header(view: &View) -> Vec<Line> {
         format!("rates over {:.2} s", view.elapsed.as_secs_f64())
     };
     let totals = format!(
-        "{} topics, {} publishers, {} subscribers ({} dead): {} msg/s, {}",
-        rows.len(),
-        rows.iter().map(|r| r.publishers).sum::<usize>(),
-        subscribers,
+        "{}, {}, {} ({} dead): {} msg/s, {}",
+        counted(rows.len() as u64, "topic"),
+        counted(rows.iter().map(|r| r.publishers).sum::<usize>() as u64, "publisher"),
+        counted(subscribers as u64, "subscriber"),
         dead,
         per_s(view, rows.iter().fold(0.0, |sum, r| sum + r.messages_per_s), rate),
         per_s(view, rows.iter().fold(0.0, |sum, r| sum + r.bytes_per_s), bandwidth),

@@ -25,11 +25,12 @@ const MAX_INTERVAL_S: f64 = 3600.0;
 #[command(after_help = "Keys (live view): s  next sort key   r  reverse the order   q, Esc, Ctrl-C  quit\n\n\
     Examples:\n  \
     ringbus top                              # refresh every second; s sorts, q quits\n  \
-    ringbus top --sort lag --interval 0.5    # who falls behind, twice a second\n  \
+    ringbus top --sort lag --interval 500ms  # who falls behind, twice a second\n  \
     ringbus top --once --json --interval 2   # one frame of rates over 2 s, for scripts")]
 pub struct TopArgs {
-    /// Seconds between refreshes (and, with --once, between the two snapshots); at least 0.1.
-    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_interval)]
+    /// Time between refreshes (and, with --once, between the two snapshots): seconds, or with
+    /// a unit (500ms, 2m); 0.1 s to 1 h.
+    #[arg(long, value_name = "DURATION", default_value_t = 1.0, value_parser = parse_interval)]
     interval: f64,
     /// Sort by (numbers descending, names ascending).
     #[arg(long, value_enum, default_value_t = SortKey::Rate)]
@@ -45,12 +46,7 @@ pub struct TopArgs {
 }
 
 fn parse_interval(text: &str) -> Result<f64, String> {
-    let seconds: f64 = text.parse().map_err(|_| format!("{text:?} is not a number of seconds"))?;
-    if (MIN_INTERVAL_S..=MAX_INTERVAL_S).contains(&seconds) {
-        Ok(seconds)
-    } else {
-        Err(format!("the interval must be {MIN_INTERVAL_S} to {MAX_INTERVAL_S} seconds"))
-    }
+    super::numbers::seconds_in(text, MIN_INTERVAL_S, MAX_INTERVAL_S)
 }
 
 /// The topics of the root at one moment.

@@ -84,12 +84,14 @@ pub(crate) struct Positions<'a> {
 
 impl Positions<'_> {
     /// The consumer's position, as a producer opening the queue checks it.
+    #[cfg(not(loom))]
     pub(crate) fn head_now(&self) -> Result<u64, BadPosition> {
         // Acquire: pairs with the consumer's Release store after a pop.
         check("consumer position", self.head.load(Ordering::Acquire), 0, MAX_POSITION)
     }
 
     /// `(tail, head)` now, for diagnostics (two loads, not one instant).
+    #[cfg(not(loom))]
     pub(crate) fn snapshot(&self) -> (u64, u64) {
         (self.tail.load(Ordering::Relaxed), self.head.load(Ordering::Relaxed))
     }
@@ -275,6 +277,7 @@ impl ProducerSide {
     }
 
     /// Whether the shared head leaves room for one command now (for blocking pushes).
+    #[cfg(not(loom))]
     pub(crate) fn has_room(&self, positions: Positions<'_>, capacity: u64) -> bool {
         let tail = match self.mode {
             Mode::Spsc => self.tail,
@@ -359,6 +362,7 @@ impl ConsumerSide {
     }
 
     /// Pops one command, if one is ready.
+    #[cfg(not(loom))]
     pub(crate) fn pop_one<T: Copy>(
         &mut self,
         positions: Positions<'_>,
@@ -376,6 +380,7 @@ impl ConsumerSide {
 
     /// MPSC: whether the head's command is not there although its position was claimed
     /// (a producer is writing it — or died before marking it). Loads the tail.
+    #[cfg(not(loom))]
     pub(crate) fn stalled<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
         self.mode == Mode::Mpsc
             && !self.has_data(positions, slots)
@@ -412,6 +417,7 @@ impl ConsumerSide {
     }
 
     /// Whether a command is ready now (loads only).
+    #[cfg(not(loom))]
     pub(crate) fn has_data<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
         match self.mode {
             Mode::Spsc => positions.tail.load(Ordering::Acquire) > self.head,
