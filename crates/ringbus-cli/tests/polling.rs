@@ -45,7 +45,7 @@ fn a_quick_run_shows_polling_costs_no_wake_calls_and_wakes_only_for_the_timer() 
         }
         assert_eq!(r["repeat"], 1, "{r}");
     }
-    for scenario in ["figure-1", "scaled"] {
+    for scenario in ["three-topics", "scaled"] {
         let (callback, polling) = (row(&rows, scenario, "callback"), row(&rows, scenario, "polling"));
         let seconds = polling["duration_s"].as_f64().unwrap();
         let polling_wakeups = polling["wakeups_per_s"].as_f64().unwrap();
@@ -65,7 +65,7 @@ fn bad_options_fail_with_a_message_that_says_what_to_write() {
     let (root, scratch) = (root(), tempfile::tempdir().unwrap());
     let run = ringbus(&["bench", "polling", "--scenario", "nope"], Some(root.path()), &scratch, WATCHDOG);
     assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
-    assert!(run.stderr.contains("figure-1, scaled"), "{}", run.stderr);
+    assert!(run.stderr.contains("three-topics, scaled"), "{}", run.stderr);
     let run = ringbus(&["bench", "polling", "--size", "8"], Some(root.path()), &scratch, WATCHDOG);
     assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
     assert!(run.stderr.contains("16 B to 64KiB"), "{}", run.stderr);

@@ -46,10 +46,10 @@ fn take_all_returns_everything_since_the_last_call_or_the_newest_and_what_was_lo
 }
 
 /// One timer over three topics reading the latest of each and publishing a sum: the
-/// figure-1 node of seed 002. `wake` is the one line that differs between the styles.
-fn figure_one_node(wake: Wake) -> (ringbus::executor::ExecutorStats, u64, u64) {
+/// typical ROS 2 node. `wake` is the one line that differs between the styles.
+fn three_topic_node(wake: Wake) -> (ringbus::executor::ExecutorStats, u64, u64) {
     let root = TestRoot::new();
-    let node = root.node("figure-1");
+    let node = root.node("three-topics");
     let stop = Arc::new(AtomicBool::new(false));
     let published = Arc::new(AtomicU64::new(0));
     let mut publishers: Vec<_> = ["a", "b", "c"].iter().map(|t| node.topic(t).publisher().unwrap()).collect();
@@ -93,7 +93,7 @@ fn figure_one_node(wake: Wake) -> (ringbus::executor::ExecutorStats, u64, u64) {
 
 #[test]
 fn polling_inputs_wake_the_thread_only_for_its_timer_and_cost_publishers_no_wake_call() {
-    let (stats, published, wake_syscalls) = figure_one_node(Wake::Never);
+    let (stats, published, wake_syscalls) = three_topic_node(Wake::Never);
     assert_eq!(stats.wakeups, stats.timer_calls, "only the timer woke the thread");
     assert_eq!(stats.timer_calls, 15);
     assert_eq!(stats.messages, 0, "no message was delivered by a wake-up");
@@ -103,7 +103,7 @@ fn polling_inputs_wake_the_thread_only_for_its_timer_and_cost_publishers_no_wake
 
 #[test]
 fn callback_inputs_wake_the_thread_for_messages_too() {
-    let (stats, published, wake_syscalls) = figure_one_node(Wake::OnData);
+    let (stats, published, wake_syscalls) = three_topic_node(Wake::OnData);
     assert_eq!(stats.timer_calls, 15);
     assert!(stats.messages > 0 && stats.messages <= published, "{stats:?}, {published} published");
     assert!(stats.wakeups > stats.timer_calls, "messages woke the thread: {stats:?}");

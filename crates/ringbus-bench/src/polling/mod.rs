@@ -1,6 +1,7 @@
-//! The polling benchmark (seed 002's figure-1 node): a node that receives topics and
-//! processes them in a 10 Hz timer, once with per-message callbacks and once with the
-//! timer taking what it needs, in the same invocation.
+//! The polling benchmark: a node that receives topics and processes them in a 10 Hz timer,
+//! as a typical ROS 2 node does (`three-topics`: A at 10 Hz, B at 30 Hz, C at 50 Hz; or
+//! `scaled`: 20 topics), once with per-message callbacks and once with the timer taking
+//! what it needs, in the same invocation.
 //!
 //! Per run, in a fresh ringbus root under the bench's run directory:
 //!
@@ -55,8 +56,8 @@ pub const MAX_PAYLOAD_BYTES: u64 = 64 << 10;
 named! {
     /// Which node is measured.
     pub enum Scenario("scenario") {
-        /// Seed 002's figure 1: topics A at 10 Hz, B at 30 Hz, C at 50 Hz.
-        FigureOne = "figure-1",
+        /// Three topics: A at 10 Hz, B at 30 Hz, C at 50 Hz (90 messages/s).
+        ThreeTopics = "three-topics",
         /// 20 topics at rates spread evenly from 100 to 1000 Hz (about 11 000 messages/s).
         Scaled = "scaled",
     }
@@ -75,7 +76,7 @@ impl Scenario {
     pub fn topics(self) -> Vec<TopicRate> {
         let topic = |name: String, rate_mhz: u64| TopicRate { name, rate_mhz };
         match self {
-            Scenario::FigureOne => {
+            Scenario::ThreeTopics => {
                 [("a", 10), ("b", 30), ("c", 50)].into_iter().map(|(name, hz)| topic(name.into(), hz * 1000)).collect()
             }
             Scenario::Scaled => (0..20u64).map(|i| topic(format!("t{i:02}"), 100_000 + i * 900_000 / 19)).collect(),
@@ -178,13 +179,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn scenarios_have_the_seeds_rates_and_parse_by_name() {
+    fn scenarios_have_their_rates_and_parse_by_name() {
         for s in Scenario::ALL {
             assert_eq!(s.name().parse::<Scenario>(), Ok(s));
             assert_eq!(serde_json::to_value(s).unwrap(), s.name());
         }
-        assert!("nope".parse::<Scenario>().unwrap_err().contains("figure-1, scaled"));
-        let rates: Vec<u64> = Scenario::FigureOne.topics().iter().map(|t| t.rate_mhz).collect();
+        assert!("nope".parse::<Scenario>().unwrap_err().contains("three-topics, scaled"));
+        let rates: Vec<u64> = Scenario::ThreeTopics.topics().iter().map(|t| t.rate_mhz).collect();
         assert_eq!(rates, [10_000, 30_000, 50_000]);
         let scaled = Scenario::Scaled.topics();
         assert_eq!((scaled.len(), scaled[0].rate_mhz, scaled[19].rate_mhz), (20, 100_000, 1_000_000));
@@ -207,12 +208,12 @@ mod tests {
         assert_eq!(
             names,
             [
-                "figure-1 callback",
-                "figure-1 polling",
+                "three-topics callback",
+                "three-topics polling",
                 "scaled callback",
                 "scaled polling",
-                "figure-1 polling",
-                "figure-1 callback",
+                "three-topics polling",
+                "three-topics callback",
                 "scaled polling",
                 "scaled callback"
             ]

@@ -164,7 +164,7 @@ mod tests {
             ..WorkerResult::default()
         };
         let feeder = FeederStats { published: 200, late_max_ns: 1_000_000 * u64::from(repetition) };
-        (repetition, Point { scenario: Scenario::FigureOne, style }, Measurement { result, feeder })
+        (repetition, Point { scenario: Scenario::ThreeTopics, style }, Measurement { result, feeder })
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The subscriber process: seed 002's node on a [`ringbus::Executor`]. Its inputs are
+//! The subscriber process: the benchmark's node on a [`ringbus::Executor`]. Its inputs are
 //! opened `Wake::OnData` (callback style) or `Wake::Never` (polling style) — nothing else
 //! differs — and its 10 Hz timer reads the latest sample of each and publishes their sum on
 //! topic D. It measures its own CPU time, context switches and executor counters over
