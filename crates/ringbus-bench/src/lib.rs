@@ -11,7 +11,7 @@
 //! make's jobserver pipe and through [`ringbus::Semaphore`], in the same run; it reports
 //! wall time, the workers' CPU time and context switches per job.
 //!
-//! [`polling`] is seed 002's figure-1 node: topics at 10, 30 and 50 Hz (or 20 topics at
+//! [`polling`] is a typical ROS 2 node: topics at 10, 30 and 50 Hz (or 20 topics at
 //! 100 to 1000 Hz) read by a 10 Hz timer on a [`ringbus::Executor`], with per-message
 //! callbacks and with the timer taking what it needs; it reports the subscriber's CPU
 //! time, context switches and wake-ups, and the publishers' wake system calls.
@@ -19,12 +19,12 @@
 //! [`wake`] measures what multiplexing costs: wake latency p50/p99 and waiter CPU per
 //! wake for each [`ringbus::WaitSet`] backend, in the same run.
 //!
-//! [`queue`] is seed 001's command queue: ns per pushed command through a bounded SPSC
-//! queue with the producer's copy of the consumer position cached and uncached (consumer
-//! in another process, on another CPU), with rtrb and crossbeam's `ArrayQueue` as
-//! in-process anchors, for batches of 1, 8 and 64.
+//! [`queue`] is the command queue: ns per pushed command through a bounded SPSC queue with
+//! the producer's copy of the consumer position cached and uncached (consumer in another
+//! process, on another CPU), with rtrb and crossbeam's `ArrayQueue` as in-process anchors,
+//! for batches of 1, 8 and 64.
 //!
-//! [`route`] is seed 004's router: ns per routing decision and per forwarded frame through
+//! [`route`] is the MAVLink router: ns per routing decision and per forwarded frame through
 //! `ringbus-route`'s lock-free link table against the same list behind a mutex, 1 and 2
 //! forwarding threads, with and without link churn; and frames/s through UDP loopback.
 //!

@@ -1,6 +1,6 @@
 //! `rb_waitset`: one wait over subscribers, shared words, latches, semaphores, fds,
-//! intervals and deadlines (seed 003's EVFILT_USERMEM, for C), and an fd for foreign
-//! event loops.
+//! intervals and deadlines (what FreeBSD's proposed EVFILT_USERMEM offers, for C), and an
+//! fd for foreign event loops.
 //!
 //! The core wait set is not `Sync` and borrows its words and fds: here it is bound to the
 //! thread that opened it (every call from another thread is refused, so it is never

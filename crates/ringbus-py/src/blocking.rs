@@ -7,8 +7,8 @@ use crate::errors::{Error, Result};
 use pyo3::prelude::*;
 use std::time::{Duration, Instant};
 
-/// The longest sleep between two checks for signals (the issue asks for Ctrl-C within
-/// 100 ms).
+/// The longest sleep between two checks for signals (Ctrl-C must interrupt a blocking call
+/// within 100 ms).
 pub(crate) const SLICE: Duration = Duration::from_millis(50);
 
 /// A Python timeout in seconds (`None`: forever) as a `Duration`.

@@ -5,9 +5,10 @@
 //! walks the list; adding or removing a link builds a new list and swaps it in (`rcu`).
 //! A list, and every link in it, stays alive while any thread still holds a guard on it
 //! (arc-swap's debts are paid into real reference counts when a list is replaced), so a
-//! removed link is freed only after its last reader is done. [`MutexLinks`] is the seed's
-//! design — the same list behind one global mutex held for the whole routing decision —
-//! kept only as the baseline of `ringbus bench route`.
+//! removed link is freed only after its last reader is done. [`MutexLinks`] is the usual
+//! design (PX4's MAVLink forwarding held such a mutex) — the same list behind one global
+//! mutex held for the whole routing decision — kept only as the baseline of
+//! `ringbus bench route`.
 
 use crate::link::{Link, LinkId};
 use arc_swap::ArcSwap;
@@ -47,7 +48,8 @@ impl LinkTable for Links {
     }
 }
 
-/// The seed's table: one mutex held for the whole decision (benchmark baseline only).
+/// The mutex-protected table: one mutex held for the whole decision (benchmark baseline
+/// only).
 #[derive(Debug, Default)]
 pub struct MutexLinks {
     list: Mutex<Vec<Arc<Link>>>,

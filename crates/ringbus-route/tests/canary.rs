@@ -1,4 +1,5 @@
-//! The sanitizer's canary: the seed's bug, on purpose. A forwarding thread reads a link
+//! The sanitizer's canary: a naive lock-free table's bug, on purpose (dropping the lock and
+//! trusting that "pointer reads are naturally atomic"). A forwarding thread reads a link
 //! through a raw pointer taken from a table without a lock or a reference, while the
 //! control thread removes the link and frees it — a use-after-free that AddressSanitizer
 //! must report. `scripts/test-route.sh` runs it under the sanitizer with
@@ -8,7 +9,7 @@
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
-/// A link as the seed's table held it: a counter behind a plain pointer.
+/// A link as a naive table holds it: a counter behind a plain pointer.
 struct NaiveLink {
     frames_out: AtomicU64,
 }

@@ -1,4 +1,4 @@
-//! The command-queue benchmark (`ringbus bench queue`, seed 001): what a push of a
+//! The command-queue benchmark (`ringbus bench queue`): what a push of a
 //! fixed-size command into a bounded SPSC ring costs, with the producer's copy of the
 //! consumer's position cached (loaded only when the copy says the ring is full) and
 //! uncached (loaded on every call — a read of a cache line the consumer's core owns), with

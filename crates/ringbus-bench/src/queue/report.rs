@@ -1,7 +1,7 @@
 //! The queue bench's rows — per (variant, batch) the median of its runs, with the ratios
-//! the issue asks for (cached ÷ uncached, in-process ÷ rtrb, paired within a pass) for
+//! we set targets on (cached ÷ uncached, in-process ÷ rtrb, paired within a pass) for
 //! both kinds of queue, one whose consumer may sleep and one created `Wake::Never` — as a
-//! markdown table, the ratio lines per batch, the issue's targets as measured, and JSON.
+//! markdown table, the ratio lines per batch, the targets as measured, and JSON.
 
 use super::measure::Measurement;
 use super::{Point, QueueConfig, Variant};
@@ -161,7 +161,7 @@ fn shares(per_batch: &[(u32, f64)]) -> String {
     format!("{}: {how}", each.join(", "))
 }
 
-/// The issue's three targets, as measured (those the rows allow judging), for each kind
+/// The queue's three targets, as measured (those the rows allow judging), for each kind
 /// of queue measured: one whose consumer may sleep (cached), one created `Wake::Never`
 /// (polling).
 pub fn targets(rows: &[QueueRow]) -> Vec<String> {

@@ -1,8 +1,9 @@
-//! The router benchmark (issue 8, seed 004): what one routing decision and one forwarded
-//! frame cost through `ringbus-route`'s lock-free link table against the seed's design —
-//! the same list behind one mutex held for the whole decision — with 1 and 2 forwarding
-//! threads, with and without a thread adding and removing links all the while; and frames
-//! per second end to end through a real router between two UDP endpoints on loopback.
+//! The router benchmark: what one routing decision and one forwarded frame cost through
+//! `ringbus-route`'s lock-free link table against a mutex-protected one — the same list
+//! behind one mutex held for the whole decision, as PX4's MAVLink forwarding did — with 1
+//! and 2 forwarding threads, with and without a thread adding and removing links all the
+//! while; and frames per second end to end through a real router between two UDP endpoints
+//! on loopback.
 //!
 //! Per run: a router with `links` links (sinks that count and discard), each having heard
 //! one system; each forwarding thread has its own source link and routes, in turn, a

@@ -113,7 +113,7 @@ pub fn udp_markdown(rows: &[UdpRow]) -> String {
         .markdown(rows)
 }
 
-/// The two targets, as measured.
+/// The router's two targets, as measured.
 pub fn targets(rows: &[RouteRow], udp: &[UdpRow]) -> Vec<String> {
     let mut out = Vec::new();
     for churn in [false, true] {

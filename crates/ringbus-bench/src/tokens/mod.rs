@@ -1,4 +1,4 @@
-//! The job-token benchmark (the seed's build-tool case): P worker processes share T
+//! The job-token benchmark (a parallel build tool's case): P worker processes share T
 //! tokens and run J short jobs, each holding a token while it runs, once through GNU
 //! make's jobserver pipe and once through a [`ringbus::Semaphore`], in the same
 //! invocation.

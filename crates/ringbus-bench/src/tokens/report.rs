@@ -1,6 +1,6 @@
 //! The token bench's rows — per (workers, mechanism) the median of its runs, the semaphore
 //! rows' ratios against the pipe runs of the same worker count, paired within a pass — as
-//! markdown: a row per point, then the semaphore ÷ pipe ratios against the targets.
+//! markdown: a row per point, then the semaphore ÷ pipe ratios against their targets.
 
 use super::scenario::Measurement;
 use super::{Mechanism, Point, TokensConfig};

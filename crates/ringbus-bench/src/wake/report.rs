@@ -1,5 +1,5 @@
 //! The wake bench's results: ratios against the futex row of the same pass, a markdown
-//! table, the target.
+//! table, the target (io_uring against futex).
 
 use super::{Backends, WakeBackend, WakeRow};
 use crate::driver::Passes;
@@ -31,7 +31,7 @@ pub fn markdown(rows: &[WakeRow]) -> String {
         .markdown(rows)
 }
 
-/// The target, as measured: `None` without both an io_uring and a futex row.
+/// The target, as measured: `None` without both an io_uring and a futex row.
 pub fn target(rows: &[WakeRow]) -> Option<String> {
     let ratio = rows.iter().find(|r| r.backend == WakeBackend::IoUring)?.p50_vs_futex?;
     let verdict = crate::report::verdict(ratio <= TARGET_IO_URING_P50_RATIO);

@@ -1,4 +1,4 @@
-//! `ringbus bench queue` (alias `ring`): seed 001's command queue — ns per pushed command
+//! `ringbus bench queue` (alias `ring`): the command queue — ns per pushed command
 //! with the consumer position cached and uncached, with rtrb and ArrayQueue as anchors, in
 //! the same run; a markdown table on stdout, optionally JSON and an SVG plot.
 
@@ -8,7 +8,7 @@ use anyhow::Result;
 use ringbus_bench::queue::{self, plot, report, service, QueueConfig, Variant, COMMAND_BYTES, POP_BATCH};
 
 pub const LONG_ABOUT: &str = "\
-Seed 001's command ring: what pushing one fixed-size command (a 32-byte #[repr(C)] struct)
+The command queue: what pushing one fixed-size command (a 32-byte #[repr(C)] struct)
 into a bounded SPSC ring costs, in ns per pushed command, when the producer keeps a copy
 of the consumer's position and loads the shared one (a cache line the consumer's core
 owns) only when the copy says the ring is full, against loading it on every push call.
@@ -49,10 +49,10 @@ Every run is checked: the consumer saw every sequence number once, in order, int
 bench fails otherwise); uncached made exactly one head read per push call and cached at
 most one. Ratios per batch: cached / uncached, polling / polling-uncached, and
 cached-inprocess and polling-inprocess / rtrb ns/push, each the median over repetitions of
-the ratio within one repetition (where the two runs are adjacent in time). The issue's targets, reported as
-measured for both kinds of queue: cached (or polling) <= 0.6x its uncached twin at batch 1
-with the consumer on the other CPU; head reads < 5% of pushes; ringbus in-process ns/push
-<= rtrb's.
+the ratio within one repetition (where the two runs are adjacent in time). Targets,
+reported as measured for both kinds of queue: cached (or polling) <= 0.6x its uncached
+twin at batch 1 with the consumer on the other CPU; head reads < 5% of pushes; ringbus
+in-process ns/push <= rtrb's.
 
 Then, unless --calls 0: request/response round trips through ringbus::service: a server
 process pinned to CPU C answers u64 -> u64 and sleeps on its request queue between calls;

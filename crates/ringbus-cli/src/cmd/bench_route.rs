@@ -1,7 +1,6 @@
-//! `ringbus bench route`: seed 004 — ns per routing decision and per forwarded frame
-//! through the router's lock-free link table against the seed's mutex-protected table, in
-//! the same run; frames per second through UDP loopback. Markdown on stdout, optionally
-//! JSON and an SVG plot.
+//! `ringbus bench route`: ns per routing decision and per forwarded frame through the
+//! router's lock-free link table against a mutex-protected table, in the same run; frames
+//! per second through UDP loopback. Markdown on stdout, optionally JSON and an SVG plot.
 
 use super::bench::OutputArgs;
 use super::output::counted;
@@ -9,10 +8,11 @@ use anyhow::Result;
 use ringbus_bench::route::{self, plot, report, RouteConfig};
 
 pub const LONG_ABOUT: &str = "\
-Seed 004's router: what routing one MAVLink frame costs when the link list is read with no
-lock (ringbus-route's table: an ArcSwap'd list; removed links freed after their last
-reader) against the seed's design (the same list behind one mutex held for the whole
-decision), in the same invocation, the two alternating between repetitions.
+The MAVLink router: what routing one MAVLink frame costs when the link list is read with
+no lock (ringbus-route's table: an ArcSwap'd list; removed links freed after their last
+reader) against the usual design (the same list behind one mutex held for the whole
+decision, as in PX4's MAVLink forwarding), in the same invocation, the two alternating
+between repetitions.
 
 Per run: a router with --links links, each having heard one system; 1 or 2 forwarding
 threads (each with a source link of its own) route, in turn, a HEARTBEAT (to everyone)
@@ -35,8 +35,8 @@ that the router is what is measured). The router itself always reads with recvmm
 forwards to UDP links with sendmmsg, packing the frames of one receive batch bound for
 the same peer into shared datagrams (at most 1472 bytes).
 
-Targets (issue 8), reported as measured: decision with 2 threads ≤ 0.5 × the mutex
-table's ns/frame; ≥ 100000 frames/s through UDP loopback with no loss.";
+Targets, reported as measured: decision with 2 threads ≤ 0.5 × the mutex table's
+ns/frame; ≥ 100000 frames/s through UDP loopback with no loss.";
 
 const AFTER_HELP: &str = "\
 Examples:

@@ -1,6 +1,6 @@
 //! The latch protocol on one 32-bit word: `generation << 2 | WAITERS | SET`.
 //!
-//! PostgreSQL's latch as a futex (seed 003): `set` turns SET on and bumps the generation
+//! PostgreSQL's latch as a futex: `set` turns SET on and bumps the generation
 //! in one compare-and-swap; it makes a system call only if the WAITERS bit was on, and
 //! clears that bit in the same swap — so a set with nobody asleep costs no system call,
 //! and a waiter killed in its sleep costs at most one wasted wake on the next set (the bit

@@ -1,6 +1,6 @@
 //! The counting-semaphore protocol on two words: `count` (the futex word: free tokens) and
-//! `sleepers` (waiters registered to sleep), as the make jobserver's pipe should have been
-//! (seed 003).
+//! `sleepers` (waiters registered to sleep): job tokens as make's jobserver shares them
+//! through a pipe, without the pipe's thundering herd.
 //!
 //! `post` adds a token and, only if someone sleeps, wakes **exactly one** of them with
 //! `FUTEX_WAKE(1)`: no thundering herd, no system call when nobody sleeps. A waiter takes

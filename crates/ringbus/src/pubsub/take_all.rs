@@ -1,5 +1,5 @@
 //! [`TakeAll`]: everything a subscriber has not taken yet, one sample at a time — what a
-//! timer callback reads from a polling subscription (seed 002).
+//! timer callback reads from a polling subscription.
 
 use super::{Sample, Subscriber};
 use crate::error::TakeError;

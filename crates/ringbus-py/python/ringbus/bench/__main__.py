@@ -6,8 +6,8 @@ multiprocessing.shared_memory with multiprocessing Events, pyzmq over ipc:// —
 Transports and sizes are interleaved in rounds (a noisy machine slows them all alike).
 e2e = the sender's time.monotonic_ns() before it loans/fills/sends → the receiver holding
 the payload as a numpy array; each message is acknowledged before the next is sent
-(one-way latency without queueing). Prints a markdown table and the ratios of the issue's
-targets; --json writes the rows.
+(one-way latency without queueing). Prints a markdown table and the ratios our targets
+are set on; --json writes the rows.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def p50(table: List[Dict[str, Any]], transport: str, n: int) -> float:
 
 
 def ratios(table: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """The issue's targets, as same-run ratios of p50."""
+    """The targets, as same-run ratios of p50."""
     targets = [(1 << 20, "multiprocessing.Queue", 0.2), (1 << 20, "pyzmq ipc://", 0.5), (64, "pyzmq ipc://", 1.0)]
     out = []
     for n, baseline, target in targets:

@@ -1,12 +1,12 @@
-//! The command ring algorithm: bounded, SPSC or MPSC, with cached peer positions (seed
-//! 001), over any [`Slots`] — shared memory in real use, plain atomics under loom.
+//! The command ring algorithm: bounded, SPSC or MPSC, with cached peer positions, over any
+//! [`Slots`] — shared memory in real use, plain atomics under loom.
 //!
 //! Positions are monotonic `u64`s; the slot of position `p` is `p mod capacity`. The shared
 //! *tail* is the next position producers claim, the shared *head* the next one the
 //! consumer reads. Each side keeps a process-local copy of the other's position and loads
-//! the shared one — a cache line the other core owns, the expensive remote read of the
-//! seed — only when its copy says there is not enough room (producer) or data (consumer)
-//! for the request. A cached copy is never ahead of the truth (positions only grow), so a
+//! the shared one — a cache line the other core owns: an expensive remote read — only
+//! when its copy says there is not enough room (producer) or data (consumer) for the
+//! request. A cached copy is never ahead of the truth (positions only grow), so a
 //! stale one can only under-estimate the room, never overwrite an unread command.
 //!
 //! SPSC: the producer owns the tail (a Release store publishes the commands written before
@@ -134,7 +134,7 @@ pub(crate) struct ProducerSide {
     /// SPSC: the next position to write (we own the shared tail).
     pub tail: u64,
     pub cached_head: u64,
-    /// Off: load the shared head on every push (the seed's "before" — for benchmarks).
+    /// Off: load the shared head on every push (the uncached baseline of benchmarks).
     pub cache: bool,
     /// Loads of the shared head so far.
     pub head_reads: u64,
