@@ -80,9 +80,10 @@ fn a_truncated_topic_file_is_an_error_for_that_topic_only() {
 fn child_entry() {
     let Some(role) = child_role() else { return };
     assert_eq!(role, "foreign-sigbus");
-    let root = TestRoot::new();
-    let _publisher = root.node("t").topic("any").publisher().unwrap(); // installs the handler
-    let path = root.path().join("not-ringbus");
+    // The parent's root (it dies here, so it must not own anything to clean up).
+    let root = std::path::PathBuf::from(std::env::var("RINGBUS_ROOT").unwrap());
+    let _publisher = ringbus::Node::new("t").unwrap().topic("any").publisher().unwrap(); // installs the handler
+    let path = root.join("not-ringbus");
     let file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
     file.set_len(4096).unwrap();
     // SAFETY: a fresh shared mapping of our own file; the read below is meant to fault.
@@ -111,4 +112,5 @@ fn a_sigbus_outside_ringbus_mappings_still_ends_the_process() {
     let status = wait_child(child, Duration::from_secs(30), "the child");
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+    // What the dead child left goes with the root (`TestRoot` removes it).
 }
