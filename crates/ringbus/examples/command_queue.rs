@@ -11,12 +11,15 @@
 //! again (`--controller N`). Uses `$RINGBUS_ROOT` if set, else a directory of its own
 //! under /dev/shm, removed at the end.
 
+mod support;
+
 use ringbus::service::{Client, Server};
 use ringbus::{Node, Pod};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::ExampleRoot;
 
 /// A command: plain numbers in a `#[repr(C)]` struct, copied into the queue's ring.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,28 +113,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let root = ExampleRoot::new();
     planner(&root.path, number("--moves", 200)?)
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

@@ -12,10 +12,13 @@
 //! two roles started by hand meet in the default root (`$RINGBUS_ROOT`, else
 //! `/dev/shm/ringbus-<uid>`).
 
+mod support;
+
 use ringbus::{Node, Publisher, Subscriber, TopicBuilder};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::ExampleRoot;
 
 /// Both sides describe the topic alike: a setting one side sets and the other does not is
 /// taken from the topic, but two different values are an error (`ConfigMismatch`).
@@ -90,28 +93,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let root = ExampleRoot::new();
     both(&root.path, count)
-}
-
-/// Where a self-contained run keeps its shared memory: `$RINGBUS_ROOT` if set, else a
-/// directory of its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

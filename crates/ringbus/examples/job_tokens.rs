@@ -10,10 +10,12 @@
 //! 200 µs. Uses `$RINGBUS_ROOT` if set, else a directory of its own under /dev/shm, removed
 //! at the end.
 
+mod support;
+
 use ringbus::{Node, Semaphore};
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use support::ExampleRoot;
 
 fn run_jobs(sem: &Semaphore, jobs: u32) -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..jobs {
@@ -70,28 +72,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     sem.unlink(); // named objects persist until unlinked
     Ok(())
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

@@ -10,14 +10,16 @@
 //! twice, sends each a datagram, then a "quit" datagram. Uses `$RINGBUS_ROOT` if set, else
 //! a directory of its own under /dev/shm, removed at the end.
 
+mod support;
+
 use ringbus::waitset::Interest;
 use ringbus::{EventKind, Node, WaitSet};
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::os::fd::AsFd;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+use support::ExampleRoot;
 
 const WORKERS: usize = 3;
 
@@ -92,28 +94,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

@@ -12,11 +12,13 @@
 //! `Input` the same way in both. Options: `--ticks N` (default 5). Uses `$RINGBUS_ROOT`
 //! if set, else a directory of its own under /dev/shm, removed at the end.
 
+mod support;
+
 use ringbus::{Executor, Node, PublisherStats, TopicBuilder, Wake};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use support::ExampleRoot;
 
 const TICK: Duration = Duration::from_millis(100);
 const SCAN_PERIOD: Duration = Duration::from_millis(10);
@@ -89,28 +91,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         stats.wakeups, stats.timer_calls, published.publishes, published.wake_syscalls
     );
     Ok(())
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

@@ -10,9 +10,11 @@
 //! named under the root. Uses `$RINGBUS_ROOT` if set, else a directory of its own under
 //! /dev/shm, removed at the end.
 
+mod support;
+
 use ringbus::{EventKind, Node, TopicBuilder, WaitSet};
-use std::path::PathBuf;
 use std::time::Duration;
+use support::ExampleRoot;
 
 fn temperatures(node: &Node) -> TopicBuilder {
     node.topic("sensor/temperature").payload_type::<f32>()
@@ -85,28 +87,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     shutdown.unlink(); // named objects persist until unlinked; topics go with their last user
     Ok(())
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }

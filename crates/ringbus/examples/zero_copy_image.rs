@@ -11,10 +11,12 @@
 //! address is the camera's chunk itself. A viewer in another process reads the same way.
 //! Uses `$RINGBUS_ROOT` if set, else a directory of its own under /dev/shm, removed at the end.
 
+mod support;
+
 use ringbus::{Node, TopicBuilder};
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
+use support::ExampleRoot;
 
 const WIDTH: usize = 1280;
 const HEIGHT: usize = 720;
@@ -96,28 +98,4 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         camera.reserved_payload_bytes() as f64 / (1 << 20) as f64
     );
     Ok(())
-}
-
-/// Where the example keeps its shared memory: `$RINGBUS_ROOT` if set, else a directory of
-/// its own under /dev/shm, removed with anything left in it when dropped.
-struct ExampleRoot {
-    path: PathBuf,
-    ours: bool,
-}
-
-impl ExampleRoot {
-    fn new() -> ExampleRoot {
-        match std::env::var_os("RINGBUS_ROOT") {
-            Some(path) if !path.is_empty() => ExampleRoot { path: path.into(), ours: false },
-            _ => ExampleRoot { path: format!("/dev/shm/ringbus-example-{}", std::process::id()).into(), ours: true },
-        }
-    }
-}
-
-impl Drop for ExampleRoot {
-    fn drop(&mut self) {
-        if self.ours {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }
