@@ -84,7 +84,6 @@ pub(crate) struct Positions<'a> {
 
 impl Positions<'_> {
     /// The consumer's position, as a producer opening the queue checks it.
-    #[cfg(not(loom))]
     pub(crate) fn head_now(&self) -> Result<u64, BadPosition> {
         // Acquire: pairs with the consumer's Release store after a pop.
         check("consumer position", self.head.load(Ordering::Acquire), 0, MAX_POSITION)
