@@ -12,6 +12,12 @@
 //! type = "udp-in"          # udp-in | udp-out | tcp-in | tcp-out | shm
 //! address = "0.0.0.0:14550"
 //! filter_out = { block_msg = [253] }
+//! rcvbuf = 4194304         # UDP endpoints: receive buffer bytes (default: the system's)
+//!
+//! [[endpoint]]
+//! name = "vehicle"
+//! type = "udp-out"         # routes only what the peer sends from 192.168.1.20:14555,
+//! address = "192.168.1.20:14555"   # unless accept_any_sender = true
 //!
 //! [[endpoint]]
 //! name = "local"
@@ -85,6 +91,15 @@ pub struct EndpointConfig {
     pub filter_in: Filter,
     #[serde(default, skip_serializing_if = "Filter::is_empty")]
     pub filter_out: Filter,
+    /// `udp-out` only: route datagrams from any sender, not only from the peer's address
+    /// and port (for a peer that answers from another port). Off: what another socket
+    /// sends to this endpoint's port is refused and counted (`refused_datagrams`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub accept_any_sender: bool,
+    /// UDP endpoints: the socket's receive buffer in bytes (`SO_RCVBUF`; the kernel doubles
+    /// it and caps it at `net.core.rmem_max`); the system default when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcvbuf: Option<u32>,
 }
 
 const SPEC_FORM: &str = "NAME=TYPE:ADDRESS, e.g. gcs=udp-in:0.0.0.0:14550 or local=shm:mavlink/frames";
@@ -101,6 +116,8 @@ impl EndpointConfig {
             address: address.to_string(),
             filter_in: Filter::default(),
             filter_out: Filter::default(),
+            accept_any_sender: false,
+            rcvbuf: None,
         };
         endpoint.check().map_err(|e| format!("endpoint {spec:?}: {e}"))?;
         Ok(endpoint)
@@ -151,6 +168,12 @@ impl Config {
 
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|e| describe(text, &e))?;
+        if let Some(e) = config.endpoints.iter().find(|e| e.rcvbuf == Some(0)) {
+            return Err(format!(
+                "endpoint {:?}: rcvbuf = 0; give a size in bytes, or leave it out for the system default",
+                e.name
+            ));
+        }
         if config.router.expiry_ms == Some(0) {
             return Err("[router] expiry_ms = 0 would forget every route at once; give at least 1".into());
         }
@@ -205,5 +228,15 @@ mod tests {
         let twice = format!("{text}\n[[endpoint]]\nname = \"a\"\ntype = \"shm\"\naddress = \"t\"\n");
         assert!(Config::parse(&twice).unwrap_err().contains("defined twice"));
         assert!(Config::parse("[router]\nexpiry_ms = 0\n").unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn udp_options_parse_and_a_zero_buffer_is_refused() {
+        let out = "[[endpoint]]\nname = \"v\"\ntype = \"udp-out\"\naddress = \"127.0.0.1:14555\"\n";
+        let plain = Config::parse(out).unwrap();
+        assert_eq!((plain.endpoints[0].accept_any_sender, plain.endpoints[0].rcvbuf), (false, None));
+        let set = Config::parse(&format!("{out}accept_any_sender = true\nrcvbuf = 4194304\n")).unwrap();
+        assert_eq!((set.endpoints[0].accept_any_sender, set.endpoints[0].rcvbuf), (true, Some(4_194_304)));
+        assert!(Config::parse(&format!("{out}rcvbuf = 0\n")).unwrap_err().contains("rcvbuf = 0"));
     }
 }

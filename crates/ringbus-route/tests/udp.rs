@@ -122,3 +122,53 @@ fn a_udp_in_endpoint_serves_a_bounded_number_of_peers() {
     assert_eq!((status.links.len(), status.refused_datagrams), (MAX_UDP_PEERS, extra as u64));
     runtime.shutdown();
 }
+
+/// The source system of every frame `receiver` gets until `count` frames have come.
+fn sources(receiver: &UdpSocket, count: usize) -> Vec<u8> {
+    let (mut framer, mut buf, mut systems) = (Framer::new(), [0u8; MAX_DATAGRAM], Vec::new());
+    while systems.len() < count {
+        let n = receiver.recv(&mut buf).unwrap();
+        framer.push(&buf[..n]);
+        while let Some(frame) = framer.next_frame(Dialect::common()) {
+            systems.push(frame.source_system());
+        }
+    }
+    systems
+}
+
+/// A `udp-out` endpoint routes what its peer sends back and refuses, counting them, the
+/// frames any other socket sends to its port; with `accept_any_sender` it routes both.
+#[test]
+fn udp_out_routes_its_peer_only_and_counts_strangers() {
+    for any_sender in [false, true] {
+        let runtime = router();
+        let gcs = client();
+        gcs.send_to(&heartbeat(255), udp_in(&runtime, "gcs")).unwrap();
+        wait_until("the ground station's link", || runtime.status().links.len() == 1);
+        let vehicle = client();
+        let mut config =
+            EndpointConfig::parse_spec(&format!("vehicle=udp-out:{}", vehicle.local_addr().unwrap())).unwrap();
+        config.accept_any_sender = any_sender;
+        let out = runtime.add(config).unwrap().expect("a udp-out endpoint has an address");
+        if !any_sender {
+            assert!(out.ip().is_loopback(), "bound to the interface that reaches the peer: {out}");
+        }
+
+        let stranger = client();
+        for _ in 0..5 {
+            stranger.send_to(&heartbeat(66), out).unwrap();
+        }
+        vehicle.send_to(&heartbeat(1), out).unwrap();
+        if any_sender {
+            let mut got = sources(&gcs, 6);
+            got.sort();
+            assert_eq!(got, [1, 66, 66, 66, 66, 66]);
+            assert_eq!(runtime.status().refused_datagrams, 0);
+        } else {
+            assert_eq!(sources(&gcs, 1), [1], "the vehicle's frame, not the stranger's");
+            wait_until("the stranger's datagrams counted", || runtime.status().refused_datagrams == 5);
+            vehicle.send_to(&heartbeat(1), out).unwrap();
+            assert_eq!(sources(&gcs, 1), [1], "nothing of the stranger's came in between");
+        }
+    }
+}

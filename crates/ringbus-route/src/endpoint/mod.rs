@@ -94,8 +94,8 @@ pub fn start(router: &Arc<Router>, config: EndpointConfig) -> std::io::Result<En
     let stop = Arc::new(AtomicBool::new(false));
     let context = Context { router: router.clone(), name: config.name.clone(), filters, stop };
     let (local, threads) = match config.kind {
-        EndpointKind::UdpIn => udp::start_in(&context, &config.address)?,
-        EndpointKind::UdpOut => udp::start_out(&context, &config.address)?,
+        EndpointKind::UdpIn => udp::start_in(&context, &config)?,
+        EndpointKind::UdpOut => udp::start_out(&context, &config)?,
         EndpointKind::TcpIn => tcp::start_in(&context, &config.address)?,
         EndpointKind::TcpOut => tcp::start_out(&context, &config.address)?,
         EndpointKind::Shm => shm::start(&context, &config.address)?,

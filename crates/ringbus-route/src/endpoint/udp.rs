@@ -1,12 +1,16 @@
 //! `udp-in`: a server socket; every peer that sends to it becomes a link of its own (up to
 //! [`MAX_UDP_PEERS`]), sent to through the same socket. `udp-out`: a socket that sends to
-//! one address and routes whatever comes back.
+//! one peer and routes what that peer sends back — from its address and port only, received
+//! on the interface that reaches it; anything else sent to the socket's port is refused and
+//! counted, unless the endpoint says `accept_any_sender` (a peer that answers from another
+//! port).
 //!
 //! Both read with `recvmmsg` — up to [`BATCH`] datagrams per system call, blocking only for
 //! the first — and route each batch with the thread's outbox open, so the frames forwarded
 //! to UDP links leave in one `sendmmsg` per socket ([`crate::outbox`]).
 
 use super::{spawn, Context, POLL};
+use crate::config::EndpointConfig;
 use crate::frame::{Framer, MAX_FRAME};
 use crate::link::{Link, Sink};
 use crate::outbox::{self, BATCH};
@@ -85,8 +89,18 @@ fn socket_addr(address: &SockaddrStorage) -> Option<SocketAddr> {
     }
 }
 
-pub fn start_in(context: &Context, address: &str) -> std::io::Result<Started> {
-    let socket = Arc::new(UdpSocket::bind(resolve(address)?)?);
+/// Sets the socket's receive buffer (`SO_RCVBUF`) when the endpoint gives one.
+fn set_rcvbuf(socket: &UdpSocket, rcvbuf: Option<u32>) -> std::io::Result<()> {
+    match rcvbuf {
+        Some(bytes) => nix::sys::socket::setsockopt(socket, nix::sys::socket::sockopt::RcvBuf, &(bytes as usize))
+            .map_err(std::io::Error::from),
+        None => Ok(()),
+    }
+}
+
+pub fn start_in(context: &Context, config: &EndpointConfig) -> std::io::Result<Started> {
+    let socket = Arc::new(UdpSocket::bind(resolve(&config.address)?)?);
+    set_rcvbuf(&socket, config.rcvbuf)?;
     socket.set_read_timeout(Some(POLL))?;
     let local = socket.local_addr()?;
     let context = context.clone();
@@ -112,10 +126,11 @@ fn serve(context: &Context, socket: &Arc<UdpSocket>) {
     }
 }
 
-pub fn start_out(context: &Context, address: &str) -> std::io::Result<Started> {
-    let peer = resolve(address)?;
-    let any: SocketAddr = if peer.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().expect("a valid address");
-    let socket = Arc::new(UdpSocket::bind(any)?);
+pub fn start_out(context: &Context, config: &EndpointConfig) -> std::io::Result<Started> {
+    let peer = resolve(&config.address)?;
+    let any_sender = config.accept_any_sender;
+    let socket = Arc::new(UdpSocket::bind(local_address_for(peer, any_sender)?)?);
+    set_rcvbuf(&socket, config.rcvbuf)?;
     socket.set_read_timeout(Some(POLL))?;
     let local = socket.local_addr()?;
     let link = context.add_link(peer.to_string(), Sink::Udp { socket: socket.clone(), peer });
@@ -124,8 +139,30 @@ pub fn start_out(context: &Context, address: &str) -> std::io::Result<Started> {
         let mut framer = Framer::new();
         let mut reader = BatchReader::new();
         while !context.stopped() {
-            reader.read(&socket, |_, bytes| context.pump(&link, &mut framer, bytes));
+            reader.read(&socket, |from, bytes| {
+                if from != peer && !any_sender {
+                    context.router.refuse_datagram(); // a stranger: not routed as the peer's
+                    return;
+                }
+                context.pump(&link, &mut framer, bytes)
+            });
         }
     })?;
     Ok((Some(local), vec![thread]))
+}
+
+/// Where a `udp-out` socket binds: the local address the kernel would send to `peer` from,
+/// on an ephemeral port, so that only that interface delivers anything to it; every
+/// interface (today's unspecified address) with `accept_any_sender`.
+fn local_address_for(peer: SocketAddr, any_sender: bool) -> std::io::Result<SocketAddr> {
+    let unspecified: SocketAddr = if peer.is_ipv4() { "0.0.0.0:0" } else { "[::]:0" }.parse().expect("a valid address");
+    if any_sender {
+        return Ok(unspecified);
+    }
+    // A UDP connect sends nothing: it only asks the kernel for the route.
+    let probe = UdpSocket::bind(unspecified)?;
+    probe.connect(peer)?;
+    let mut local = probe.local_addr()?;
+    local.set_port(0);
+    Ok(local)
 }
