@@ -505,17 +505,18 @@ impl Publisher {
                 if s >= max_subscribers {
                     self.segment.release_holder_everywhere(s); // no such slot: nobody's bit
                 } else {
+                    // A free slot nobody owns holds nothing; a dead owner's slot is
+                    // reclaimed whole below.
                     self.topic.with_unowned_slot(Role::Subscriber, s, |occupied| {
-                        self.segment.release_holder_everywhere(s);
-                        if occupied {
-                            self.topic.reclaim_subscriber(s);
+                        if !occupied {
+                            self.segment.release_holder_everywhere(s);
                         }
                     });
                 }
             }
         }
         for s in 0..max_subscribers {
-            self.topic.with_dead_slot(Role::Subscriber, s, || self.topic.reclaim_subscriber(s));
+            self.reclaim_if_dead(s);
         }
     }
 
@@ -525,14 +526,22 @@ impl Publisher {
         let mut found_dead = false;
         for s in 0..self.topic.segment.config().max_subscribers {
             if self.topic.segment.subscriber(s).says_asleep() {
-                self.topic.with_dead_slot(Role::Subscriber, s, || {
-                    self.segment.release_holder_everywhere(s);
-                    self.topic.reclaim_subscriber(s);
-                    found_dead = true;
-                });
+                found_dead |= self.reclaim_if_dead(s);
             }
         }
         found_dead
+    }
+
+    /// If subscriber slot `s`'s owner is dead, takes back what it left: its holder bits in
+    /// our chunks and its registrations in the topic. Returns whether it was dead.
+    fn reclaim_if_dead(&self, s: u32) -> bool {
+        let mut dead = false;
+        self.topic.with_dead_slot(Role::Subscriber, s, || {
+            self.segment.release_holder_everywhere(s);
+            self.topic.reclaim_subscriber(s);
+            dead = true;
+        });
+        dead
     }
 
     /// Chunks of this publisher that some subscriber holds, after reclaiming those held by
