@@ -12,7 +12,8 @@
 //! type = "udp-in"          # udp-in | udp-out | tcp-in | tcp-out | shm
 //! address = "0.0.0.0:14550"
 //! filter_out = { block_msg = [253] }
-//! rcvbuf = 4194304         # UDP endpoints: receive buffer bytes (default: the system's)
+//! rcvbuf = 4194304         # socket receive buffer bytes (default: the system's)
+//! peer_expiry_ms = 10000   # udp-in: a peer silent this long is dropped (default: expiry_ms)
 //!
 //! [[endpoint]]
 //! name = "vehicle"
@@ -50,6 +51,11 @@ pub enum EndpointKind {
 impl EndpointKind {
     pub const ALL: [EndpointKind; 5] =
         [EndpointKind::UdpIn, EndpointKind::UdpOut, EndpointKind::TcpIn, EndpointKind::TcpOut, EndpointKind::Shm];
+
+    /// Whether the address names a peer to reach (a client), not one to bind (a server).
+    pub fn sends_to_peer(self) -> bool {
+        matches!(self, EndpointKind::UdpOut | EndpointKind::TcpOut)
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -96,18 +102,25 @@ pub struct EndpointConfig {
     /// sends to this endpoint's port is refused and counted (`refused_datagrams`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub accept_any_sender: bool,
-    /// UDP endpoints: the socket's receive buffer in bytes (`SO_RCVBUF`; the kernel doubles
-    /// it and caps it at `net.core.rmem_max`); the system default when unset.
+    /// Socket endpoints: the receive buffer in bytes (`SO_RCVBUF`; the kernel doubles it and
+    /// caps it at `net.core.rmem_max`); the system default when unset. A UDP socket whose
+    /// buffer overflows drops datagrams, counted as `kernel_drops`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcvbuf: Option<u32>,
+    /// `udp-in` only: a peer not heard from for this long stops being a link (its routes go
+    /// with it), so a restarted ground station, which comes back from a new port, is not
+    /// one peer too many. Default: the router's `expiry_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_expiry_ms: Option<u64>,
 }
 
 const SPEC_FORM: &str = "NAME=TYPE:ADDRESS, e.g. gcs=udp-in:0.0.0.0:14550 or local=shm:mavlink/frames";
 
 impl EndpointConfig {
-    /// Parses `NAME=TYPE:ADDRESS` (or `TYPE:ADDRESS`, named after itself).
+    /// Parses `NAME=TYPE:ADDRESS`. The name is what `ctl remove` and the counters call the
+    /// endpoint, so it is required.
     pub fn parse_spec(spec: &str) -> Result<EndpointConfig, String> {
-        let (name, rest) = spec.split_once('=').unwrap_or((spec, spec));
+        let (name, rest) = spec.split_once('=').ok_or_else(|| format!("endpoint {spec:?}: expected {SPEC_FORM}"))?;
         let (kind, address) = rest.split_once(':').ok_or_else(|| format!("endpoint {spec:?}: expected {SPEC_FORM}"))?;
         let kind: EndpointKind = kind.parse().map_err(|e| format!("endpoint {spec:?}: {e}"))?;
         let endpoint = EndpointConfig {
@@ -118,23 +131,37 @@ impl EndpointConfig {
             filter_out: Filter::default(),
             accept_any_sender: false,
             rcvbuf: None,
+            peer_expiry_ms: None,
         };
         endpoint.check().map_err(|e| format!("endpoint {spec:?}: {e}"))?;
         Ok(endpoint)
     }
 
-    /// Checks the name and the address's form.
+    /// Checks the name, the address (its form, port and host), the filters, and that each
+    /// option suits the endpoint's type.
     pub fn check(&self) -> Result<(), String> {
-        if self.name.is_empty() || self.name.contains(char::is_whitespace) {
-            return Err(format!("name {:?}: must be non-empty, without spaces", self.name));
+        if self.name.is_empty() || self.name.contains(|c: char| c.is_whitespace() || c == '=') {
+            return Err(format!("name {:?}: must be non-empty, without spaces or '='", self.name));
+        }
+        self.filter_in.check().map_err(|e| format!("filter_in: {e}"))?;
+        self.filter_out.check().map_err(|e| format!("filter_out: {e}"))?;
+        let only = |option: &str, on: bool, kinds: &str| match on {
+            true => Err(format!("{option} applies to {kinds} endpoints only, not to {}", self.kind)),
+            false => Ok(()),
+        };
+        only("accept_any_sender", self.accept_any_sender && self.kind != EndpointKind::UdpOut, "udp-out")?;
+        only("peer_expiry_ms", self.peer_expiry_ms.is_some() && self.kind != EndpointKind::UdpIn, "udp-in")?;
+        only("rcvbuf", self.rcvbuf.is_some() && self.kind == EndpointKind::Shm, "socket")?;
+        if self.rcvbuf == Some(0) {
+            return Err("rcvbuf = 0; give a size in bytes, or leave it out for the system default".into());
+        }
+        if self.peer_expiry_ms == Some(0) {
+            return Err("peer_expiry_ms = 0 would drop every peer at once; give at least 1".into());
         }
         match self.kind {
             EndpointKind::Shm if self.address.is_empty() => Err("a shm endpoint needs a topic name".into()),
             EndpointKind::Shm => Ok(()),
-            _ => match std::net::ToSocketAddrs::to_socket_addrs(&self.address.as_str()) {
-                Ok(_) => Ok(()),
-                Err(_) => Err(format!("address {:?}: expected HOST:PORT, e.g. 127.0.0.1:14550", self.address)),
-            },
+            kind => crate::address::resolve(&self.address, kind.sends_to_peer()).map(drop).map_err(|e| e.to_string()),
         }
     }
 }
@@ -168,12 +195,6 @@ impl Config {
 
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|e| describe(text, &e))?;
-        if let Some(e) = config.endpoints.iter().find(|e| e.rcvbuf == Some(0)) {
-            return Err(format!(
-                "endpoint {:?}: rcvbuf = 0; give a size in bytes, or leave it out for the system default",
-                e.name
-            ));
-        }
         if config.router.expiry_ms == Some(0) {
             return Err("[router] expiry_ms = 0 would forget every route at once; give at least 1".into());
         }
@@ -207,11 +228,22 @@ mod tests {
     fn specs_parse_and_bad_ones_say_what_is_expected() {
         let e = EndpointConfig::parse_spec("gcs=udp-in:127.0.0.1:0").unwrap();
         assert_eq!((e.name.as_str(), e.kind, e.address.as_str()), ("gcs", EndpointKind::UdpIn, "127.0.0.1:0"));
-        let s = EndpointConfig::parse_spec("shm:mav/frames").unwrap();
-        assert_eq!((s.name.as_str(), s.kind), ("shm:mav/frames", EndpointKind::Shm));
+        let s = EndpointConfig::parse_spec("local=shm:mav/frames").unwrap();
+        assert_eq!((s.name.as_str(), s.kind, s.address.as_str()), ("local", EndpointKind::Shm, "mav/frames"));
         assert!(EndpointConfig::parse_spec("x=udp-sideways:1.2.3.4:5").unwrap_err().contains("use one of udp-in"));
         assert!(EndpointConfig::parse_spec("x=tcp-out:nowhere").unwrap_err().contains("expected HOST:PORT"));
-        assert!(EndpointConfig::parse_spec("x").unwrap_err().contains("expected NAME=TYPE:ADDRESS"));
+        assert!(EndpointConfig::parse_spec("x=tcp-out:h:70000").unwrap_err().contains("0 to 65535"));
+        assert!(EndpointConfig::parse_spec("x=tcp-out:nosuchhost.invalid:5760")
+            .unwrap_err()
+            .contains("cannot resolve"));
+        for unnamed in ["x", "shm:mav/frames", "udp-in:0.0.0.0:14550", "=shm:t"] {
+            assert!(
+                EndpointConfig::parse_spec(unnamed).unwrap_err().contains("expected NAME=TYPE:ADDRESS")
+                    || unnamed.starts_with('='),
+                "{unnamed}"
+            );
+        }
+        assert!(EndpointConfig::parse_spec("=shm:t").unwrap_err().contains("must be non-empty"));
     }
 
     #[test]
@@ -238,5 +270,24 @@ mod tests {
         let set = Config::parse(&format!("{out}accept_any_sender = true\nrcvbuf = 4194304\n")).unwrap();
         assert_eq!((set.endpoints[0].accept_any_sender, set.endpoints[0].rcvbuf), (true, Some(4_194_304)));
         assert!(Config::parse(&format!("{out}rcvbuf = 0\n")).unwrap_err().contains("rcvbuf = 0"));
+        let tcp = "[[endpoint]]\nname = \"t\"\ntype = \"tcp-in\"\naddress = \"127.0.0.1:0\"\n";
+        assert_eq!(Config::parse(&format!("{tcp}rcvbuf = 65536\n")).unwrap().endpoints[0].rcvbuf, Some(65536));
+        let e = Config::parse(&format!("{tcp}accept_any_sender = true\n")).unwrap_err();
+        assert!(e.contains("udp-out endpoints only"), "{e}");
+        assert!(Config::parse(&format!("{tcp}peer_expiry_ms = 5\n")).unwrap_err().contains("udp-in endpoints only"));
+        let udp_in = "[[endpoint]]\nname = \"g\"\ntype = \"udp-in\"\naddress = \"127.0.0.1:0\"\n";
+        assert_eq!(
+            Config::parse(&format!("{udp_in}peer_expiry_ms = 500\n")).unwrap().endpoints[0].peer_expiry_ms,
+            Some(500)
+        );
+        assert!(Config::parse(&format!("{udp_in}peer_expiry_ms = 0\n")).unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn filters_out_of_range_are_refused() {
+        let text =
+            "[[endpoint]]\nname = \"a\"\ntype = \"shm\"\naddress = \"t\"\nfilter_out = { block_msg = [99999999] }\n";
+        let e = Config::parse(text).unwrap_err();
+        assert!(e.contains("filter_out") && e.contains("99999999") && e.contains("16777215"), "{e}");
     }
 }

@@ -4,6 +4,9 @@
 use crate::frame::Frame;
 use serde::{Deserialize, Serialize};
 
+/// The largest message id a MAVLink 2 frame carries (24 bits).
+pub const MAX_MESSAGE_ID: u32 = (1 << 24) - 1;
+
 /// One direction's filter. An empty allow list allows everything; a block list wins over
 /// an allow list.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +27,17 @@ fn admits<T: PartialEq>(allow: &[T], block: &[T], value: T) -> bool {
 impl Filter {
     pub fn is_empty(&self) -> bool {
         *self == Filter::default()
+    }
+
+    /// Refuses message ids MAVLink cannot carry (24 bits): a filter on one would never
+    /// match, which is a typo rather than a wish. Systems and components are bytes already.
+    pub fn check(&self) -> Result<(), String> {
+        for (list, ids) in [("allow_msg", &self.allow_msg), ("block_msg", &self.block_msg)] {
+            if let Some(id) = ids.iter().find(|&&id| id > MAX_MESSAGE_ID) {
+                return Err(format!("{list} has {id}; message ids go from 0 to {MAX_MESSAGE_ID}"));
+            }
+        }
+        Ok(())
     }
 
     /// Whether `frame` passes.

@@ -1,6 +1,9 @@
 //! MAVLink v1 and v2 frames: a borrowed view of a frame's original bytes ([`Frame`]), the
-//! check of one candidate frame at the start of a buffer ([`parse`]), and the stream reader
-//! that cuts a byte stream into frames and resynchronises after garbage ([`Framer`]).
+//! check of one candidate frame at the start of a buffer ([`parse`]), and the reader that
+//! cuts received bytes into frames and resynchronises after garbage ([`Framer`]): a byte
+//! stream (TCP), where a frame may arrive in pieces, or datagrams (UDP), each of which
+//! carries whole frames — there a frame never continues into the next datagram, so one
+//! datagram's garbage cannot hold back or swallow the next one's frames.
 //!
 //! A frame whose message id the dialect knows must carry the right checksum (computed with
 //! the id's CRC_EXTRA); otherwise its start byte is taken for garbage and the search goes
@@ -140,7 +143,7 @@ pub fn whole<'a>(bytes: &'a [u8], dialect: &Dialect) -> Option<Frame<'a>> {
     }
 }
 
-/// Cuts a byte stream into frames. Bytes go in with [`Framer::push`], frames come out of
+/// Cuts received bytes into frames. Bytes go in with [`Framer::push`], frames come out of
 /// [`Framer::next_frame`]; what is not part of a frame is skipped and counted.
 #[derive(Debug, Default)]
 pub struct Framer {
@@ -148,16 +151,30 @@ pub struct Framer {
     start: usize,
     /// Bytes skipped while looking for a frame, since the last [`Framer::take_garbage`].
     garbage: u64,
+    /// Each push is a whole datagram: a frame cut short by its end is garbage, not the start
+    /// of a frame the next push completes.
+    datagrams: bool,
 }
 
 impl Framer {
+    /// A framer for a byte stream: a frame may span pushes.
     pub fn new() -> Framer {
         Framer::default()
     }
 
-    /// Appends received bytes.
+    /// A framer for datagrams: each push is framed on its own (push one datagram, then take
+    /// its frames with [`Framer::next_frame`] until `None`).
+    pub fn for_datagrams() -> Framer {
+        Framer { datagrams: true, ..Framer::default() }
+    }
+
+    /// Appends received bytes (for datagrams: replaces what is left of the last one, which
+    /// [`Framer::next_frame`] has counted as garbage already).
     pub fn push(&mut self, bytes: &[u8]) {
-        if self.start > 0 {
+        if self.datagrams {
+            self.buf.clear();
+            self.start = 0;
+        } else if self.start > 0 {
             self.buf.drain(..self.start);
             self.start = 0;
         }
@@ -181,8 +198,9 @@ impl Framer {
                     self.start += n;
                     return Some(Frame { bytes: &self.buf[range] });
                 }
-                Parsed::Incomplete => return None,
-                Parsed::Garbage => {
+                Parsed::Incomplete if !self.datagrams => return None,
+                // A datagram ends here: what claims to go on past its end is no frame.
+                Parsed::Incomplete | Parsed::Garbage => {
                     self.garbage += 1;
                     self.start += 1;
                 }

@@ -5,13 +5,14 @@
 //! target offsets, derived once from the `mavlink` crate) → [`frame`] (v1/v2 framing,
 //! resynchronisation) → [`seen`], [`filter`], [`counters`], [`link`] (one live connection)
 //! → [`table`] (the lock-free link list, and the mutex baseline) → [`router`] (the rule).
-//! [`endpoint`], [`config`] and [`control`] run it: sockets and topics (UDP in batches:
+//! [`endpoint`], [`config`] (with [`address`]) and [`control`] run it: sockets and topics (UDP in batches:
 //! [`outbox`]), the configuration file, and the control socket that `ringbus route ctl`
 //! talks to.
 //!
 //! No `unsafe` code: lock-freedom comes from `arc-swap`, reclamation from `Arc`.
 #![forbid(unsafe_code)]
 
+pub mod address;
 pub mod clock;
 pub mod config;
 pub mod control;

@@ -83,6 +83,11 @@ impl<T: LinkTable> Router<T> {
         self.dialect
     }
 
+    /// How long a learned route lasts unless heard again.
+    pub fn expiry_ms(&self) -> u64 {
+        self.expiry_ms
+    }
+
     /// Handles one frame received on `from`: filter, learn, route, send.
     pub fn receive(&self, from: &Link, frame: &Frame<'_>) {
         from.counters.received(frame.bytes().len());
@@ -116,12 +121,13 @@ impl<T: LinkTable> Router<T> {
         self.unroutable.load(Ordering::Relaxed)
     }
 
-    /// Counts a datagram refused because its sender would have been one peer too many.
+    /// Counts a datagram refused: its sender would have been one peer too many, or it was a
+    /// stranger to a `udp-out` endpoint (each endpoint also counts its own).
     pub fn refuse_datagram(&self) {
         self.refused_datagrams.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Datagrams from senders beyond a `udp-in` endpoint's peer limit.
+    /// Datagrams refused by every endpoint since the router started.
     pub fn refused_datagrams(&self) -> u64 {
         self.refused_datagrams.load(Ordering::Relaxed)
     }

@@ -4,7 +4,7 @@
 
 use crate::config::{EndpointConfig, EndpointKind};
 use crate::counters::CounterSnapshot;
-use crate::endpoint::{self, Endpoint};
+use crate::endpoint::{self, Endpoint, EndpointState, HealthCounters};
 use crate::router::Router;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +23,12 @@ pub struct EndpointStatus {
     pub address: String,
     /// The bound address, for servers and UDP sockets.
     pub local: Option<String>,
+    /// Whether it is connected (`tcp-out`), and why not.
+    #[serde(default)]
+    pub state: EndpointState,
+    /// What it refused or lost before any link saw it.
+    #[serde(default, flatten)]
+    pub counters: HealthCounters,
 }
 
 /// One link, as `ctl list` shows it.
@@ -42,11 +48,20 @@ pub struct Status {
     pub pid: u32,
     /// Targeted frames whose target was heard on no other link.
     pub unroutable: u64,
-    /// Datagrams from senders beyond a `udp-in` endpoint's peer limit (`MAX_UDP_PEERS`).
+    /// Datagrams refused by all endpoints since the router started: from senders beyond a
+    /// `udp-in` endpoint's peer limit (`MAX_UDP_PEERS`), or strangers to a `udp-out` one.
     #[serde(default)]
     pub refused_datagrams: u64,
     pub endpoints: Vec<EndpointStatus>,
     pub links: Vec<LinkStatus>,
+}
+
+/// `remove` named an endpoint the router does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no endpoint named {name:?}; the endpoints are: {}", names.join(", "))]
+pub struct NoSuchEndpoint {
+    pub name: String,
+    pub names: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -94,11 +109,11 @@ impl Runtime {
     }
 
     /// Stops an endpoint and removes its links; how many links it had.
-    pub fn remove(&self, name: &str) -> Result<usize, String> {
+    pub fn remove(&self, name: &str) -> Result<usize, NoSuchEndpoint> {
         let mut endpoints = self.endpoints();
         let Some(i) = endpoints.iter().position(|e| e.config.name == name) else {
-            let names: Vec<_> = endpoints.iter().map(|e| e.config.name.clone()).collect();
-            return Err(format!("no endpoint named {name:?}; the endpoints are: {}", names.join(", ")));
+            let names = endpoints.iter().map(|e| e.config.name.clone()).collect();
+            return Err(NoSuchEndpoint { name: name.to_string(), names });
         };
         Ok(endpoints.remove(i).stop())
     }
@@ -138,5 +153,7 @@ fn endpoint_status(e: &Endpoint) -> EndpointStatus {
         kind: e.config.kind,
         address: e.config.address.clone(),
         local: e.local.map(|a| a.to_string()),
+        state: e.health().state(),
+        counters: e.health().counters(),
     }
 }

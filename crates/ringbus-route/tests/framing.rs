@@ -114,3 +114,35 @@ fn unknown_message_ids_pass_unchecked_and_target_nobody_in_particular() {
     unknown[2] = 0x80; // an incompatibility flag nobody knows: not a frame
     assert_eq!(frames(&unknown).0.len(), 0);
 }
+
+/// A datagram that looks like the start of a long frame (an unknown id, length 60) is
+/// garbage at its end: the next datagrams' frames come out whole, and a valid frame after
+/// such a header in the same datagram is found too. A stream framer would wait for the
+/// 60 bytes instead (and does: a stream's frame may arrive in pieces).
+#[test]
+fn each_datagram_is_framed_on_its_own() {
+    let fake = [frame::STX_V2, 60, 0, 0, 0, 1, 1, 0x33, 0x33, 0x33];
+    let valid = encode(true, 1, 1, 1, &heartbeat());
+    let mut framer = Framer::for_datagrams();
+    let mut next_datagram = |bytes: &[u8]| {
+        framer.push(bytes);
+        let mut out = Vec::new();
+        while let Some(f) = framer.next_frame(Dialect::common()) {
+            out.push(f.bytes().to_vec());
+        }
+        (out, framer.take_garbage())
+    };
+    assert_eq!(next_datagram(&fake), (vec![], fake.len() as u64));
+    assert_eq!(next_datagram(&valid), (vec![valid.clone()], 0));
+    assert_eq!(next_datagram(&[valid.clone(), valid.clone()].concat()), (vec![valid.clone(), valid.clone()], 0));
+    assert_eq!(next_datagram(&[&fake[..], &valid].concat()), (vec![valid.clone()], fake.len() as u64));
+    // A frame cut by its datagram's end is lost, not completed by the next datagram.
+    let (head, tail) = valid.split_at(5);
+    assert_eq!(next_datagram(head), (vec![], 5));
+    assert_eq!(next_datagram(tail).0, vec![] as Vec<Vec<u8>>);
+
+    let mut stream = Framer::new();
+    stream.push(&fake);
+    stream.push(&valid);
+    assert!(stream.next_frame(Dialect::common()).is_none(), "a stream waits for the rest of the claimed frame");
+}

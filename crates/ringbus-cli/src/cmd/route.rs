@@ -136,7 +136,15 @@ impl RouteArgs {
         let mut endpoints = file.endpoints.clone();
         endpoints.extend(self.endpoints.iter().cloned());
         if endpoints.is_empty() {
-            return Err(Failure::Usage("no endpoint: give --endpoint NAME=TYPE:ADDRESS or --config FILE".into()).into());
+            let why = match &self.config {
+                Some(path) => format!(
+                    "{} has no [[endpoint]] table; add one (name, type, address — see `ringbus route --help`) \
+                     or give --endpoint NAME=TYPE:ADDRESS",
+                    path.display()
+                ),
+                None => "no endpoint: give --endpoint NAME=TYPE:ADDRESS or --config FILE".into(),
+            };
+            return Err(Failure::Usage(why).into());
         }
         let name = self.socket.name.clone().or(file.router.name.clone()).unwrap_or_else(|| "default".into());
         let path =
@@ -184,8 +192,8 @@ impl CtlArgs {
             other => anyhow::Error::from(other),
         })?;
         if !reply.ok {
-            let why = reply.error.as_deref().unwrap_or("the router refused");
-            return Err(Failure::Usage(printable(why)).into());
+            let why = printable(reply.error.as_deref().unwrap_or("the router refused"));
+            return Err(if reply.not_found { Failure::NotFound(why) } else { Failure::Usage(why) }.into());
         }
         print_reply(&reply, json)
     }
@@ -206,6 +214,41 @@ fn print_reply(reply: &Reply, json: bool) -> Result<()> {
         println!("removed, with {}", counted(n as u64, "link"));
     }
     Ok(())
+}
+
+/// The endpoints table of `statuses`: each one's state and what it refused or lost before
+/// any link saw it (also used by `ringbus top`).
+pub fn endpoints_table(statuses: &[Status]) -> Table {
+    let mut table = Table::new(&[
+        "router",
+        "endpoint",
+        "type",
+        "address",
+        "bound",
+        "refused",
+        "kernel drops",
+        "peers expired",
+        "peers evicted",
+        "state",
+    ]);
+    for status in statuses {
+        for e in &status.endpoints {
+            let c = &e.counters;
+            table.row(vec![
+                printable(&status.name),
+                printable(&e.name),
+                e.kind.to_string(),
+                printable(&e.address),
+                e.local.as_deref().map_or("-".into(), printable),
+                c.refused_datagrams.to_string(),
+                c.kernel_drops.to_string(),
+                c.expired_peers.to_string(),
+                c.evicted_peers.to_string(),
+                printable(&e.state.to_string()),
+            ]);
+        }
+    }
+    table
 }
 
 /// The links table of `status` (also used by `ringbus top`).
@@ -246,22 +289,13 @@ pub fn links_table(statuses: &[Status]) -> Table {
 
 fn print_status(status: &Status) {
     println!(
-        "router {} (pid {}), {}, {} (peer limit)",
+        "router {} (pid {}), {}, {} refused (by endpoint below)",
         printable(&status.name),
         status.pid,
         counted(status.unroutable, "unroutable targeted frame"),
-        counted(status.refused_datagrams, "datagram") + " refused"
+        counted(status.refused_datagrams, "datagram")
     );
-    let mut endpoints = Table::new(&["endpoint", "type", "address", "bound"]);
-    for e in &status.endpoints {
-        endpoints.row(vec![
-            printable(&e.name),
-            e.kind.to_string(),
-            printable(&e.address),
-            e.local.as_deref().map_or("-".into(), printable),
-        ]);
-    }
-    endpoints.print();
+    endpoints_table(std::slice::from_ref(status)).print();
     println!();
     links_table(std::slice::from_ref(status)).print();
 }

@@ -66,6 +66,9 @@ pub struct Reply {
     /// `remove`: how many links the endpoint had.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub removed_links: Option<usize>,
+    /// The request named an endpoint the router does not have (`error` says which).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_found: bool,
 }
 
 /// Why a control socket could not be served or asked.

@@ -42,7 +42,7 @@ fn handle(runtime: &Runtime, request: Request) -> Reply {
         },
         Request::Remove { name } => match runtime.remove(&name) {
             Ok(n) => Reply { ok: true, removed_links: Some(n), ..Reply::default() },
-            Err(e) => fail(e),
+            Err(e) => Reply { not_found: true, ..fail(e.to_string()) },
         },
     }
 }

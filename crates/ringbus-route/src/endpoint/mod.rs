@@ -5,16 +5,19 @@
 //! Every blocking call has a bound ([`POLL`]), after which the thread looks at its
 //! endpoint's stop flag: stopping an endpoint never waits longer than that for a thread.
 
+mod health;
 mod shm;
 mod tcp;
 mod udp;
 
-pub use udp::{BatchReader, MAX_DATAGRAM, MAX_UDP_PEERS};
+pub use health::{EndpointState, Health, HealthCounters};
+pub use udp::{BatchReader, MAX_DATAGRAM, MAX_UDP_PEERS, MIN_SILENCE_TO_EVICT};
 
 use crate::config::{EndpointConfig, EndpointKind};
 use crate::frame::Framer;
 use crate::link::{Filters, Link, Sink};
 use crate::router::{self, Router};
+use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -35,10 +38,31 @@ pub struct Context {
     pub router: Arc<Router>,
     pub name: String,
     pub filters: Filters,
+    /// The endpoint's state and counters of what reached no link.
+    pub health: Arc<Health>,
     stop: Arc<AtomicBool>,
 }
 
 impl Context {
+    /// Logs an event of this endpoint on the router's standard error.
+    pub fn log(&self, event: impl std::fmt::Display) {
+        eprintln!("ringbus route: {}: {event}", self.name);
+    }
+
+    /// Sets the endpoint's state, logging it when it changed.
+    pub fn set_state(&self, state: EndpointState) {
+        let text = state.to_string();
+        if self.health.set_state(state).to_string() != text {
+            self.log(text);
+        }
+    }
+
+    /// Counts a datagram refused (a stranger's, or one peer too many's).
+    pub fn refuse_datagram(&self) {
+        self.health.refuse_datagram();
+        self.router.refuse_datagram();
+    }
+
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -55,7 +79,8 @@ impl Context {
         self.router.remove_where(&|l| l.id == link.id);
     }
 
-    /// Feeds received bytes through `framer` and routes every whole frame.
+    /// Feeds received bytes through `framer` (a stream's, or a datagram's: see
+    /// [`Framer::for_datagrams`]) and routes every whole frame.
     pub fn pump(&self, link: &Link, framer: &mut Framer, bytes: &[u8]) {
         framer.push(bytes);
         let dialect = self.router.dialect();
@@ -92,18 +117,52 @@ pub struct Endpoint {
 pub fn start(router: &Arc<Router>, config: EndpointConfig) -> std::io::Result<Endpoint> {
     let filters = Filters { input: config.filter_in.clone(), output: config.filter_out.clone() };
     let stop = Arc::new(AtomicBool::new(false));
-    let context = Context { router: router.clone(), name: config.name.clone(), filters, stop };
+    let health = Arc::new(Health::default());
+    let context = Context { router: router.clone(), name: config.name.clone(), filters, health, stop };
     let (local, threads) = match config.kind {
         EndpointKind::UdpIn => udp::start_in(&context, &config)?,
         EndpointKind::UdpOut => udp::start_out(&context, &config)?,
-        EndpointKind::TcpIn => tcp::start_in(&context, &config.address)?,
-        EndpointKind::TcpOut => tcp::start_out(&context, &config.address)?,
+        EndpointKind::TcpIn => tcp::start_in(&context, &config)?,
+        EndpointKind::TcpOut => tcp::start_out(&context, &config)?,
         EndpointKind::Shm => shm::start(&context, &config.address)?,
     };
     Ok(Endpoint { config, local, context, threads })
 }
 
+/// The address to bind or reach, resolved, with what is wrong with it as the error.
+pub(crate) fn resolve(config: &EndpointConfig) -> std::io::Result<SocketAddr> {
+    crate::address::resolve(&config.address, config.kind.sends_to_peer())
+        .map_err(|e| std::io::Error::new(ErrorKind::InvalidInput, e.to_string()))
+}
+
+/// `e`, from binding `address`, saying which address (and, when it is taken, what to do).
+pub(crate) fn bind_error(kind: EndpointKind, address: SocketAddr, e: std::io::Error) -> std::io::Error {
+    let hint = match e.kind() {
+        ErrorKind::AddrInUse => "; another program (or another endpoint, or router) uses it: pick another port",
+        ErrorKind::AddrNotAvailable => "; no interface of this machine has that address",
+        ErrorKind::PermissionDenied => "; ports below 1024 need privileges",
+        _ => "",
+    };
+    std::io::Error::new(e.kind(), format!("cannot bind {kind} {address}: {e}{hint}"))
+}
+
+/// Sets a socket's receive buffer (`SO_RCVBUF`) when the endpoint gives one.
+pub(crate) fn set_rcvbuf(socket: &impl std::os::fd::AsFd, rcvbuf: Option<u32>) -> std::io::Result<()> {
+    match rcvbuf {
+        Some(bytes) => nix::sys::socket::setsockopt(socket, nix::sys::socket::sockopt::RcvBuf, &(bytes as usize))
+            .map_err(|e| {
+                std::io::Error::new(std::io::Error::from(e).kind(), format!("cannot set rcvbuf = {bytes}: {e}"))
+            }),
+        None => Ok(()),
+    }
+}
+
 impl Endpoint {
+    /// The endpoint's state and counters.
+    pub fn health(&self) -> &Health {
+        &self.context.health
+    }
+
     /// Stops the threads and removes every link: when this returns, no thread holds one of
     /// them any more, so nothing more is sent to them. Returns how many links there were.
     pub fn stop(self) -> usize {

@@ -73,7 +73,9 @@ pub fn render(view: &View, width: Option<usize>, height: Option<usize>) -> Vec<L
     }
     if !view.routers.is_empty() {
         lines.push(Line::new("", Tone::Plain));
-        lines.push(Line::new("MAVLink router links (ringbus route)", Tone::Bold));
+        lines.push(Line::new("MAVLink router endpoints and links (ringbus route)", Tone::Bold));
+        let endpoints = crate::cmd::route::endpoints_table(view.routers);
+        lines.extend(endpoints.render(None).into_iter().map(|text| Line::new(text, Tone::Plain)));
         let links = crate::cmd::route::links_table(view.routers);
         lines.extend(links.render(None).into_iter().map(|text| Line::new(text, Tone::Plain)));
     }
