@@ -2,45 +2,15 @@
 //! frame exactly, datagrams carrying several frames (received, and sent packed), and the
 //! peer limit.
 
-use mavlink::dialects::common::{MavMessage, HEARTBEAT_DATA};
+mod common;
+
+use common::{client, heartbeat, router, sources, udp_in, wait_until};
 use ringbus_route::config::EndpointConfig;
 use ringbus_route::dialect::Dialect;
 use ringbus_route::endpoint::{MAX_DATAGRAM, MAX_UDP_PEERS};
-use ringbus_route::frame::{encode, Framer};
+use ringbus_route::frame::Framer;
 use ringbus_route::outbox::PACKED_DATAGRAM;
-use ringbus_route::runtime::Runtime;
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-const LIMIT: Duration = Duration::from_secs(30);
-
-fn heartbeat(system: u8) -> Vec<u8> {
-    encode(true, 0, system, 1, &MavMessage::HEARTBEAT(HEARTBEAT_DATA::default()))
-}
-
-fn udp_in(runtime: &Runtime, name: &str) -> SocketAddr {
-    let config = EndpointConfig::parse_spec(&format!("{name}=udp-in:127.0.0.1:0")).unwrap();
-    runtime.add(config).unwrap().expect("a udp-in endpoint has an address")
-}
-
-fn client() -> UdpSocket {
-    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-    socket.set_read_timeout(Some(LIMIT)).unwrap();
-    socket
-}
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < LIMIT, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn router() -> Arc<Runtime> {
-    Runtime::new("test", 60_000).unwrap()
-}
+use std::net::UdpSocket;
 
 /// Receives datagrams until `count` frames have come; returns the frames, each as its
 /// bytes, and how many datagrams carried them.
@@ -121,19 +91,6 @@ fn a_udp_in_endpoint_serves_a_bounded_number_of_peers() {
     let status = runtime.status();
     assert_eq!((status.links.len(), status.refused_datagrams), (MAX_UDP_PEERS, extra as u64));
     runtime.shutdown();
-}
-
-/// The source system of every frame `receiver` gets until `count` frames have come.
-fn sources(receiver: &UdpSocket, count: usize) -> Vec<u8> {
-    let (mut framer, mut buf, mut systems) = (Framer::new(), [0u8; MAX_DATAGRAM], Vec::new());
-    while systems.len() < count {
-        let n = receiver.recv(&mut buf).unwrap();
-        framer.push(&buf[..n]);
-        while let Some(frame) = framer.next_frame(Dialect::common()) {
-            systems.push(frame.source_system());
-        }
-    }
-    systems
 }
 
 /// A `udp-out` endpoint routes what its peer sends back and refuses, counting them, the

@@ -68,7 +68,7 @@ pub fn count_kernel_drops(socket: &UdpSocket) -> std::io::Result<()> {
 impl BatchReader {
     pub fn new() -> BatchReader {
         BatchReader {
-            headers: MultiHeaders::preallocate(BATCH, Some(nix::cmsg_space!(u32))),
+            headers: headers(),
             buffers: (0..BATCH).map(|_| vec![0u8; MAX_DATAGRAM]).collect(),
             kernel_drops: 0,
         }
@@ -89,7 +89,7 @@ impl BatchReader {
             return 0;
         };
         let kernel_drops = &mut self.kernel_drops;
-        outbox::batch(|| {
+        let count = outbox::batch(|| {
             let mut count = 0;
             for message in received {
                 count += 1;
@@ -104,8 +104,19 @@ impl BatchReader {
                 }
             }
             count
-        })
+        });
+        if count > 0 {
+            // The kernel shrank the control-message room of each header it filled (to 0
+            // for a datagram without one) and `recvmmsg` does not restore it: fresh headers,
+            // or the drop count would never be seen again.
+            self.headers = headers();
+        }
+        count
     }
+}
+
+fn headers() -> MultiHeaders<SockaddrStorage> {
+    MultiHeaders::preallocate(BATCH, Some(nix::cmsg_space!(u32)))
 }
 
 impl Default for BatchReader {
@@ -152,8 +163,8 @@ fn serve(context: &Context, socket: &Arc<UdpSocket>, expiry_ms: u64) {
     let (mut reader, mut framer) = (BatchReader::new(), Framer::for_datagrams());
     let mut swept_ms = 0;
     while !context.stopped() {
-        let now = context.router.clock.now_ms();
         reader.read(socket, |from, bytes| {
+            let now = context.router.clock.now_ms();
             if !peers.contains_key(&from) {
                 if !make_room(context, &mut peers, now) {
                     return context.refuse_datagram();
@@ -168,6 +179,7 @@ fn serve(context: &Context, socket: &Arc<UdpSocket>, expiry_ms: u64) {
             context.pump(&peer.link, &mut framer, bytes);
         });
         context.health.kernel_dropped(reader.kernel_drops());
+        let now = context.router.clock.now_ms();
         if now >= swept_ms + SWEEP_EVERY_MS {
             swept_ms = now;
             expire(context, &mut peers, now, expiry_ms);

@@ -36,19 +36,28 @@ def watchdog():
 class Router:
     """A `ringbus route` process; `ctl` runs `ringbus route ctl` against it."""
 
-    def __init__(self, endpoints):
+    def __init__(self, endpoints, config=None):
         self.dir = tempfile.mkdtemp(prefix="ringbus-test-", dir="/dev/shm")
         self.control = os.path.join(self.dir, "control.sock")
         env = dict(os.environ, RINGBUS_ROOT=os.path.join(self.dir, "root"))
         args = [RINGBUS, "route", "--control", self.control]
+        if config is not None:
+            path = os.path.join(self.dir, "router.toml")
+            with open(path, "w") as f:
+                f.write(config)
+            args += ["--config", path]
         for spec in endpoints:
             args += ["--endpoint", spec]
-        self.process = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
+        # The router logs on stderr (endpoints, peers, connections): a file, never a pipe
+        # nobody reads, which would stop the router once full.
+        self.log_path = os.path.join(self.dir, "router.log")
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen(args, env=env, stderr=log, text=True)
         deadline = time.monotonic() + 20
         while not os.path.exists(self.control):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"router did not start: {self.process.stderr.read()}")
+                raise RuntimeError(f"router did not start: {self.log()}")
             time.sleep(0.02)
 
     def ctl(self, *args):
@@ -56,6 +65,11 @@ class Router:
                              capture_output=True, text=True, timeout=30)
         assert out.returncode == 0, out.stderr
         return out.stdout
+
+    def log(self):
+        """What the router has logged so far."""
+        with open(self.log_path) as f:
+            return f.read()
 
     def status(self):
         return json.loads(self.ctl("list", "--json"))
@@ -68,6 +82,9 @@ class Router:
 
     def links(self, endpoint):
         return [link for link in self.status()["links"] if link["endpoint"] == endpoint]
+
+    def endpoint(self, name):
+        return next(e for e in self.status()["endpoints"] if e["name"] == name)
 
     def stop(self):
         if self.process.poll() is None:
@@ -84,8 +101,8 @@ class Router:
 def router_factory():
     routers = []
 
-    def make(*endpoints):
-        r = Router(endpoints)
+    def make(*endpoints, config=None):
+        r = Router(endpoints, config)
         routers.append(r)
         return r
 
