@@ -15,9 +15,10 @@ fn a_tcp_out_endpoint_shows_why_it_is_not_connected_and_when_it_is() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let runtime = router();
     runtime.add(EndpointConfig::parse_spec(&format!("fc=tcp-out:127.0.0.1:{port}")).unwrap()).unwrap();
-    wait_until("two failed attempts", || {
-        matches!(endpoint(&runtime, "fc").state, EndpointState::Retrying { attempts, .. } if attempts >= 2)
-    });
+    wait_until(
+        "two failed attempts",
+        || matches!(endpoint(&runtime, "fc").state, EndpointState::Retrying { attempts, .. } if attempts >= 2),
+    );
     let EndpointState::Retrying { error, .. } = endpoint(&runtime, "fc").state else { unreachable!() };
     assert!(error.contains("refused"), "{error}");
     assert!(runtime.status().links.is_empty(), "no connection, no link");

@@ -25,11 +25,20 @@ by message id, source system and source component, in and out. Frames received t
 
 Endpoints, as NAME=TYPE:ADDRESS:
   udp-in:HOST:PORT    UDP server; every peer that sends to it is served (a link each, up
-                      to 64; datagrams from further peers are refused and counted)
-  udp-out:HOST:PORT   UDP to one address; replies are routed too
+                      to 64 at once; a peer silent for peer_expiry_ms, default
+                      --expiry-ms, is dropped; when full, a new peer replaces one silent
+                      for 2 s or more, else its datagrams are refused and counted)
+  udp-out:HOST:PORT   UDP to one address; replies from it are routed too
   tcp-in:HOST:PORT    TCP server; every connection is a link
   tcp-out:HOST:PORT   TCP client, reconnecting with backoff (100 ms to 5 s)
   shm:TOPIC           a ringbus topic, one frame per message, published and taken
+
+`ringbus route ctl list` shows each endpoint's state (a tcp-out that is not connected says
+why) and what it lost before any link saw it: datagrams refused, dropped by the kernel
+at a full socket buffer (raise rcvbuf in the file), peers expired or evicted. Events
+(connections, failures, peers) are logged on standard error. Exit codes: 0 stopped,
+1 error (e.g. a port in use), 2 bad usage or configuration, 3 (ctl) no such router or
+endpoint.
 
 The control socket (--control, default $RINGBUS_ROUTE_DIR, $XDG_RUNTIME_DIR/ringbus-route
 or /tmp/ringbus-route-UID, file NAME.sock) takes `ringbus route ctl list|add|remove`;
