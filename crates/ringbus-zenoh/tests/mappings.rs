@@ -51,9 +51,10 @@ fn what_came_in_on_one_key_expression_never_goes_out_on_another() {
     let root = scratch.path().join("root");
     let endpoint = format!("tcp/127.0.0.1:{}", free_port());
     let args = ["--out", &format!("{TOPIC}=test/a"), "--in", &format!("{TOPIC}=test/b"), "--listen", &endpoint];
-    let bridge = BridgeProcess::start(&root, &args);
+    // Deep enough that the test's lossy subscriber is never lapped on a loaded machine.
     let node = Node::with_root("app", &root).unwrap();
-    let mut local = node.topic(TOPIC).subscriber().unwrap();
+    let mut local = node.topic(TOPIC).depth(256).subscriber().unwrap();
+    let bridge = BridgeProcess::start(&root, &args);
     let mut publisher = node.topic(TOPIC).publisher().unwrap();
     let session = zenoh_session(&endpoint);
     let (tx, rx) = mpsc::channel();
