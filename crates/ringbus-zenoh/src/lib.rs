@@ -27,7 +27,7 @@
 //! both ways therefore deliver each message exactly once to each side (tested with two
 //! processes over loopback).
 //!
-//! **Feedback.** Endpoints are checked before Zenoh starts ([`endpoint`]: a port out of
+//! **Feedback.** Endpoints are checked before Zenoh starts (module `endpoint`: a port out of
 //! range, a host name DNS cannot resolve); peers that connect and disconnect are logged
 //! ([`BridgeConfig::log_peers`]); and the losses of the local lossy subscribers of the
 //! topics the bridge publishes on are counted ([`TopicCounters`]).

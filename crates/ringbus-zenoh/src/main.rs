@@ -58,7 +58,8 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(name = "ringbus-bridge", version, after_help = AFTER_HELP)]
 struct Args {
-    /// Sends what is published on TOPIC here to Zenoh. Repeatable. Example: --out camera/front
+    /// Sends what is published on TOPIC here to Zenoh (on one key expression: no wildcards).
+    /// Repeatable. Example: --out camera/front
     #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
     out: Vec<String>,
 
@@ -67,7 +68,7 @@ struct Args {
     #[arg(long = "in", value_name = "TOPIC[=KEY_EXPR]")]
     incoming: Vec<String>,
 
-    /// Both ways (what came in is never sent back). Repeatable. Example: --both status
+    /// Both ways (what came in is never sent back; no wildcards). Repeatable. Example: --both status
     #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
     both: Vec<String>,
 
