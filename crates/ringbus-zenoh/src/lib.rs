@@ -213,6 +213,29 @@ impl BridgeConfig {
         Ok(config)
     }
 
+    /// The mappings, merged ([`mapping::merge`]), once each key expression and endpoint is
+    /// known to work: nothing is opened before that.
+    fn checked_mappings(&self) -> Result<Vec<Mapping>, BridgeError> {
+        let mappings: Vec<Mapping> = mapping::merge(&self.mappings).into_iter().map(|(m, _)| m).collect();
+        if mappings.is_empty() {
+            return Err(BridgeError::NoMapping);
+        }
+        for m in &mappings {
+            zenoh::key_expr::KeyExpr::try_from(m.key_expr.clone())
+                .map_err(|e| BridgeError::KeyExpr { key_expr: m.key_expr.clone(), reason: zenoh_reason(&e) })?;
+            if let Some(refusal) = m.wildcard_refusal() {
+                return Err(BridgeError::Wildcard(refusal));
+            }
+        }
+        for listen in &self.listen {
+            endpoint::check(endpoint::Role::Listen, listen)?;
+        }
+        for connect in &self.connect {
+            endpoint::check(endpoint::Role::Connect, connect)?;
+        }
+        Ok(mappings)
+    }
+
     /// What the bridge's publishers (in) do when a reliable subscriber leaves no room.
     pub fn when_full(&self) -> WhenFull {
         match self.incoming_wait {
@@ -238,23 +261,7 @@ impl Bridge {
     /// Opens the node and the Zenoh session and starts every mapping; any error stops
     /// what was started.
     pub fn start(config: &BridgeConfig) -> Result<Bridge, BridgeError> {
-        let mappings: Vec<Mapping> = mapping::merge(&config.mappings).into_iter().map(|(m, _)| m).collect();
-        if mappings.is_empty() {
-            return Err(BridgeError::NoMapping);
-        }
-        for m in &mappings {
-            zenoh::key_expr::KeyExpr::try_from(m.key_expr.clone())
-                .map_err(|e| BridgeError::KeyExpr { key_expr: m.key_expr.clone(), reason: zenoh_reason(&e) })?;
-            if let Some(refusal) = m.wildcard_refusal() {
-                return Err(BridgeError::Wildcard(refusal));
-            }
-        }
-        for listen in &config.listen {
-            endpoint::check(endpoint::Role::Listen, listen)?;
-        }
-        for connect in &config.connect {
-            endpoint::check(endpoint::Role::Connect, connect)?;
-        }
+        let mappings = config.checked_mappings()?;
         let node = match &config.root {
             Some(root) => Node::with_root("ringbus-bridge", root),
             None => Node::new("ringbus-bridge"),
