@@ -496,3 +496,44 @@ fn bridge_hands_over_to_ringbus_bridge_or_says_how_to_install_it() {
     let beside = Path::new(env!("CARGO_BIN_EXE_ringbus")).with_file_name("ringbus-bridge");
     assert!(handed_over || !beside.is_file(), "{} exists but was not run:\n{}", beside.display(), run.stderr);
 }
+
+/// A lossy echo that sleeps (stopped) through a burst six times the topic's depth reads
+/// only the last 16 when it wakes; at the timeout it says how many it lost, why, and what
+/// to do about it.
+#[test]
+fn an_echo_lapped_by_a_burst_says_what_it_lost_at_the_timeout() {
+    let (root, scratch) = (common::root(), tempfile::tempdir().unwrap());
+    let node = node(root.path());
+    let mut publisher = node.topic("burst").publisher().unwrap(); // default depth 16
+    let root_handle = ringbus::Root::open(root.path()).unwrap();
+    let run = std::thread::scope(|s| {
+        let echo = s.spawn(|| {
+            ringbus(&["echo", "burst", "--count", "100", "--timeout", "4"], Some(root.path()), &scratch, LIMIT)
+        });
+        let mut pid = 0;
+        wait_until(LIMIT, "the echo subscribed", || {
+            let topic = ringbus::inspect::topic(&root_handle, "burst").unwrap().unwrap();
+            pid = topic.subscribers.first().map_or(0, |s| s.pid);
+            pid != 0
+        });
+        // SAFETY: kill(2) with a valid signal on the echo's pid; the echo is a child of
+        // this test, not yet reaped while its thread waits for it.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        for i in 0..100 {
+            publisher.publish_copy(format!("m{i}").as_bytes()).unwrap();
+        }
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGCONT) }, 0);
+        echo.join().unwrap()
+    });
+    assert_eq!(run.status.code(), Some(4), "{}", run.stderr);
+    assert_eq!(run.stdout.lines().count(), 16, "the last depth of the burst");
+    assert!(
+        run.stderr.contains(
+            "16 of 100 messages before the timeout; 84 lost (overwritten before they were read: the topic's depth \
+             is 16 — use --reliable, or a deeper topic)"
+        ),
+        "{}",
+        run.stderr
+    );
+}

@@ -19,21 +19,33 @@
 //!
 //! **No echo.** The Zenoh publisher reaches only remote subscribers and the Zenoh
 //! subscriber hears only remote publishers (`Locality::Remote`), so a bridge never hears
-//! itself through Zenoh; and the outgoing side skips every sample of the bridge's own
-//! incoming publisher (matched by `PublisherId`), so what came in is never sent back out.
-//! Two bridges mapping the same topic both ways therefore deliver each message exactly
-//! once to each side (tested with two processes over loopback).
+//! itself through Zenoh; and the outgoing side of a topic skips every sample of the
+//! bridge's own incoming publishers of that topic, whatever their key expression (matched
+//! by `PublisherId`), so what came in is never sent back out, on that key expression or
+//! another. Mappings of one topic and one key expression are merged first
+//! ([`mapping::merge`]: `--out x --in x` is `--both x`). Two bridges mapping the same topic
+//! both ways therefore deliver each message exactly once to each side (tested with two
+//! processes over loopback).
+//!
+//! **Feedback.** Endpoints are checked before Zenoh starts (module `endpoint`: a port out of
+//! range, a host name DNS cannot resolve); peers that connect and disconnect are logged
+//! ([`BridgeConfig::log_peers`]); and the losses of the local lossy subscribers of the
+//! topics the bridge publishes on are counted ([`TopicCounters`]).
 //!
 //! Payloads cross the network as bytes: one copy out of shared memory on the way out, one
 //! into a chunk on the way in. Zenoh's own shared-memory transport is not used.
 
+mod endpoint;
 mod incoming;
-mod mapping;
+mod losses;
+pub mod mapping;
 mod outgoing;
+mod peers;
 
+pub use losses::TopicCounters;
 pub use mapping::{default_key_expr, Counters, Direction, Mapping};
 
-use ringbus::{Node, Publisher, Subscriber, WhenFull};
+use ringbus::{Node, Publisher, PublisherId, Subscriber, WhenFull};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -47,25 +59,60 @@ use zenoh::Wait;
 /// blocked closes the link (Zenoh's default).
 pub const DEFAULT_INCOMING_WAIT: Duration = Duration::from_secs(1);
 
+/// How often the bridge reads the subscribers of the topics it publishes on, and its peers.
+const MONITOR_PERIOD: Duration = Duration::from_millis(200);
+
 /// Why a bridge could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
+    /// No mapping was given.
     #[error("nothing to bridge: give at least one --out, --in or --both TOPIC")]
     NoMapping,
+    /// A mapping that puts on a key expression with a wildcard.
+    #[error("{0}")]
+    Wildcard(String),
+    /// A `--listen` or `--connect` endpoint that cannot work: a port out of range, a host
+    /// name DNS cannot resolve.
+    #[error("{verb} {endpoint}: {reason}")]
+    Endpoint {
+        /// The endpoint as given.
+        endpoint: String,
+        /// "cannot listen on" or "cannot connect to".
+        verb: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A key expression Zenoh does not accept.
     #[error(
         "{key_expr:?} is not a Zenoh key expression ({reason}); use slash-separated chunks such as robot1/camera/front"
     )]
-    KeyExpr { key_expr: String, reason: String },
+    KeyExpr {
+        /// The key expression as given.
+        key_expr: String,
+        /// Zenoh's reason.
+        reason: String,
+    },
+    /// The ringbus node could not be opened.
     #[error("cannot open the ringbus node")]
     Node(#[source] ringbus::OpenError),
+    /// A bridged topic could not be opened.
     #[error("cannot open the ringbus topic {topic:?}")]
     Topic {
+        /// The topic.
         topic: String,
+        /// Why.
         #[source]
         source: ringbus::OpenError,
     },
+    /// A Zenoh configuration value was refused.
     #[error("cannot configure Zenoh ({what}): {reason}")]
-    Config { what: String, reason: String },
+    Config {
+        /// The key and value.
+        what: String,
+        /// Zenoh's reason.
+        reason: String,
+    },
+    /// Zenoh failed to start or to declare something.
     #[error("cannot start Zenoh: {0}; check the --listen and --connect endpoints (e.g. tcp/127.0.0.1:7447)")]
     Zenoh(String),
 }
@@ -75,6 +122,7 @@ pub enum BridgeError {
 pub struct BridgeConfig {
     /// The ringbus root (`None`: `RINGBUS_ROOT`, else the per-user default).
     pub root: Option<PathBuf>,
+    /// What to carry (mappings of one topic and one key expression are merged).
     pub mappings: Vec<Mapping>,
     /// Zenoh endpoints to listen on, e.g. `tcp/0.0.0.0:7447` (none: Zenoh's default).
     pub listen: Vec<String>,
@@ -99,6 +147,9 @@ pub struct BridgeConfig {
     /// bridge, and what it falls more than the topic's depth behind is lost and counted
     /// (`lost`). For streams where only the newest message matters.
     pub lossy_out: bool,
+    /// Log to stderr, one line each, when a Zenoh peer connects or disconnects, and when
+    /// the `connect` endpoints have reached nobody after a few seconds.
+    pub log_peers: bool,
 }
 
 impl Default for BridgeConfig {
@@ -113,6 +164,7 @@ impl Default for BridgeConfig {
             depth: None,
             incoming_wait: DEFAULT_INCOMING_WAIT,
             lossy_out: false,
+            log_peers: false,
         }
     }
 }
@@ -123,8 +175,11 @@ pub struct Bridge {
     outgoing: Vec<JoinHandle<()>>,
     incoming: Vec<zenoh::pubsub::Subscriber<()>>,
     counters: Vec<(Mapping, Arc<Counters>)>,
+    topic_counters: Vec<Arc<TopicCounters>>,
+    /// Stopped after everything else, so that its last look counts every loss.
+    monitor: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     session: zenoh::Session,
-    _node: Node,
+    node: Node,
 }
 
 /// A Zenoh error's text without the source location it ends with.
@@ -158,6 +213,29 @@ impl BridgeConfig {
         Ok(config)
     }
 
+    /// The mappings, merged ([`mapping::merge`]), once each key expression and endpoint is
+    /// known to work: nothing is opened before that.
+    fn checked_mappings(&self) -> Result<Vec<Mapping>, BridgeError> {
+        let mappings: Vec<Mapping> = mapping::merge(&self.mappings).into_iter().map(|(m, _)| m).collect();
+        if mappings.is_empty() {
+            return Err(BridgeError::NoMapping);
+        }
+        for m in &mappings {
+            zenoh::key_expr::KeyExpr::try_from(m.key_expr.clone())
+                .map_err(|e| BridgeError::KeyExpr { key_expr: m.key_expr.clone(), reason: zenoh_reason(&e) })?;
+            if let Some(refusal) = m.wildcard_refusal() {
+                return Err(BridgeError::Wildcard(refusal));
+            }
+        }
+        for listen in &self.listen {
+            endpoint::check(endpoint::Role::Listen, listen)?;
+        }
+        for connect in &self.connect {
+            endpoint::check(endpoint::Role::Connect, connect)?;
+        }
+        Ok(mappings)
+    }
+
     /// What the bridge's publishers (in) do when a reliable subscriber leaves no room.
     pub fn when_full(&self) -> WhenFull {
         match self.incoming_wait {
@@ -183,13 +261,7 @@ impl Bridge {
     /// Opens the node and the Zenoh session and starts every mapping; any error stops
     /// what was started.
     pub fn start(config: &BridgeConfig) -> Result<Bridge, BridgeError> {
-        if config.mappings.is_empty() {
-            return Err(BridgeError::NoMapping);
-        }
-        for m in &config.mappings {
-            zenoh::key_expr::KeyExpr::try_from(m.key_expr.clone())
-                .map_err(|e| BridgeError::KeyExpr { key_expr: m.key_expr.clone(), reason: zenoh_reason(&e) })?;
-        }
+        let mappings = config.checked_mappings()?;
         let node = match &config.root {
             Some(root) => Node::with_root("ringbus-bridge", root),
             None => Node::new("ringbus-bridge"),
@@ -198,7 +270,7 @@ impl Bridge {
         let zenoh_config = config.zenoh_config()?;
         // The ringbus side next: a bad topic fails before anything goes on the network.
         let mut ends = Vec::new();
-        for m in &config.mappings {
+        for m in &mappings {
             let topic_error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
             let topic = || config.topic(&node, &m.topic);
             let publisher = m.direction.incoming().then(|| topic().when_full(config.when_full()).publisher());
@@ -209,18 +281,27 @@ impl Bridge {
             let (publisher, subscriber) = (publisher.transpose(), subscriber.transpose());
             ends.push((m, publisher.map_err(topic_error)?, subscriber.map_err(topic_error)?));
         }
+        // What the bridge publishes on a topic is never sent out, whichever mapping it came in by.
+        let own_of = |topic: &str| -> Vec<PublisherId> {
+            let publishers = ends.iter().filter(|(m, ..)| m.topic == topic);
+            publishers.filter_map(|(_, p, _)| p.as_ref().map(Publisher::id)).collect()
+        };
+        let owns: Vec<Vec<PublisherId>> = mappings.iter().map(|m| own_of(&m.topic)).collect();
         let session = zenoh::open(zenoh_config).wait().map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?;
         let mut bridge = Bridge {
             stop: Arc::new(AtomicBool::new(false)),
             outgoing: Vec::new(),
             incoming: Vec::new(),
             counters: Vec::new(),
+            topic_counters: Vec::new(),
+            monitor: None,
             session,
-            _node: node,
+            node,
         };
-        for (m, publisher, subscriber) in ends {
-            bridge.add(m, publisher, subscriber)?;
+        for ((m, publisher, subscriber), own) in ends.into_iter().zip(owns) {
+            bridge.add(m, publisher, subscriber, own)?;
         }
+        bridge.start_monitor(config, &mappings)?;
         Ok(bridge)
     }
 
@@ -229,9 +310,9 @@ impl Bridge {
         m: &Mapping,
         publisher: Option<Publisher>,
         subscriber: Option<Subscriber>,
+        own: Vec<PublisherId>,
     ) -> Result<(), BridgeError> {
         let counters = Arc::new(Counters::default());
-        let own = publisher.as_ref().map(Publisher::id);
         if let Some(publisher) = publisher {
             let subscriber = incoming::declare(&self.session, m.key_expr.clone(), publisher, counters.clone());
             self.incoming.push(subscriber.map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?);
@@ -244,9 +325,43 @@ impl Bridge {
         Ok(())
     }
 
-    /// Every mapping with its counters.
+    /// The thread that counts the losses of the subscribers of the topics the bridge
+    /// publishes on and, with [`BridgeConfig::log_peers`], logs the peers.
+    fn start_monitor(&mut self, config: &BridgeConfig, mappings: &[Mapping]) -> Result<(), BridgeError> {
+        let published: Vec<&str> =
+            mappings.iter().filter(|m| m.direction.incoming()).map(|m| m.topic.as_str()).collect();
+        let mut losses = losses::LossWatch::new(&self.node, &published);
+        losses.poll(); // where each subscriber's count starts
+        self.topic_counters = losses.counters();
+        let mut peers = config.log_peers.then(|| peers::PeerLog::new(&config.connect));
+        let (stop, session) = (Arc::new(AtomicBool::new(false)), self.session.clone());
+        let stopped = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("bridge monitor".into())
+            .spawn(move || {
+                while !stopped.load(Ordering::Relaxed) {
+                    std::thread::sleep(MONITOR_PERIOD);
+                    losses.poll();
+                    if let Some(peers) = &mut peers {
+                        peers.poll(&session);
+                    }
+                }
+                losses.poll();
+            })
+            .map_err(|e| BridgeError::Zenoh(format!("cannot start a thread: {e}")))?;
+        self.monitor = Some((stop, thread));
+        Ok(())
+    }
+
+    /// Every mapping (merged as [`mapping::merge`] says) with its counters.
     pub fn counters(&self) -> &[(Mapping, Arc<Counters>)] {
         &self.counters
+    }
+
+    /// The counters of each topic the bridge publishes on (`--in`, `--both`), final once
+    /// the bridge has stopped.
+    pub fn topic_counters(&self) -> &[Arc<TopicCounters>] {
+        &self.topic_counters
     }
 
     /// Stops every mapping. Outgoing threads end within 100 ms, or once the put they are in
@@ -266,6 +381,10 @@ impl Bridge {
         }
         for subscriber in self.incoming.drain(..) {
             let _ = subscriber.undeclare().wait();
+        }
+        if let Some((stop, thread)) = self.monitor.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = thread.join();
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use ringbus_zenoh::{Bridge, BridgeConfig, BridgeError, Direction, Mapping, DEFAULT_INCOMING_WAIT};
+use ringbus_zenoh::{mapping, Bridge, BridgeConfig, BridgeError, Direction, Mapping, DEFAULT_INCOMING_WAIT};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -11,7 +11,16 @@ use std::time::Duration;
 const AFTER_HELP: &str = "\
 Each TOPIC travels as the Zenoh key expression ringbus/TOPIC unless TOPIC=KEY_EXPR names
 another. Two bridges that map the same topic both ways deliver every message once to each
-side: a bridge never sends back what it received, and never hears its own puts.
+side: a bridge never sends out what it received (on any key expression of that topic), and
+never hears its own puts. --out and --in of one topic and one key expression are carried as
+--both, and a mapping given twice is carried once (the ready lines say so). Only --in may
+use wildcards (*, **, $*) in its key expression, e.g. --in status=robot/*/status gathers
+every robot's status into one topic; --out and --both put on one key expression.
+
+Endpoints are checked before the bridge starts: a port out of range, or a host name DNS
+cannot resolve, is an error (exit 1). While it runs, the bridge logs to stderr each Zenoh
+peer that connects or disconnects (by its Zenoh id), and, if --connect has reached nobody
+after 3 s, that nothing answered yet (it keeps trying).
 
 Nothing is lost on the way out: the bridge reads each --out topic as a reliable subscriber,
 so when it falls the topic's depth behind (a slow network, a burst), the topic's publishers
@@ -25,31 +34,41 @@ from that peer and holds its puts back), then is dropped and counted (full). A d
 max_payload_bytes is dropped and counted (too_large): give --max-payload-bytes where the
 topics carry large messages.
 
-On exit (Ctrl-C or SIGTERM) each mapping prints its counters: to_zenoh, from_zenoh,
-own_skipped (its own messages seen on the topic and not sent back), too_large (from Zenoh,
+On exit (Ctrl-C or SIGTERM) each mapping prints its counters on a line that names it
+(TOPIC -> KEY_EXPR, TOPIC <- KEY_EXPR or TOPIC <-> KEY_EXPR): to_zenoh, from_zenoh,
+own_skipped (its own messages seen on the topic and not sent out), too_large (from Zenoh,
 over the topic's max_payload_bytes), full (from Zenoh, no room within --in-wait-ms), lost
-(with --lossy-out: it fell more than the topic's depth behind), errors. Exit codes:
-0 stopped, 1 error, 2 bad usage.
+(with --lossy-out: it fell more than the topic's depth behind), errors. Then each topic it
+publishes on prints a line `topic TOPIC: subscribers_lost=N`: how much the lost counts of
+the topic's lossy subscribers here (not the bridge's own) grew while the bridge ran, i.e.
+messages overwritten before those subscribers read them. ringbus counts losses per
+subscriber, not per publisher, so this includes what other publishers of the topic
+overran; a subscriber counts a loss when it next reads. Subscribers that must not lose a
+burst from Zenoh should be reliable (ringbus echo --reliable), or the topic deeper
+(--depth). Exit codes: 0 stopped, 1 error, 2 bad usage.
 
 Examples:
   ringbus-bridge --both camera/front --listen tcp/0.0.0.0:7447
   ringbus-bridge --both camera/front --connect tcp/192.168.1.20:7447
   ringbus-bridge --out imu=robot1/imu --in cmd=robot1/cmd --no-multicast --connect tcp/10.0.0.2:7447
+  ringbus-bridge --in status=robot/*/status --listen tcp/0.0.0.0:7447
   ringbus-bridge --in cmd --depth 256 --in-wait-ms 200 --listen tcp/0.0.0.0:7447";
 
 /// Carries ringbus topics to other machines through Eclipse Zenoh (peer mode), and back.
 #[derive(Debug, Parser)]
 #[command(name = "ringbus-bridge", version, after_help = AFTER_HELP)]
 struct Args {
-    /// Sends what is published on TOPIC here to Zenoh. Repeatable. Example: --out camera/front
+    /// Sends what is published on TOPIC here to Zenoh (on one key expression: no wildcards).
+    /// Repeatable. Example: --out camera/front
     #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
     out: Vec<String>,
 
-    /// Publishes on TOPIC here what others put on its key expression. Repeatable. Example: --in cmd
+    /// Publishes on TOPIC here what others put on its key expression (which may have wildcards).
+    /// Repeatable. Example: --in status=robot/*/status
     #[arg(long = "in", value_name = "TOPIC[=KEY_EXPR]")]
     incoming: Vec<String>,
 
-    /// Both ways (what came in is never sent back). Repeatable. Example: --both status
+    /// Both ways (what came in is never sent back; no wildcards). Repeatable. Example: --both status
     #[arg(long, value_name = "TOPIC[=KEY_EXPR]")]
     both: Vec<String>,
 
@@ -94,15 +113,17 @@ struct Args {
 }
 
 impl Args {
-    fn config(&self) -> Result<BridgeConfig, String> {
+    /// The bridge's configuration, and the note of each mapping that merges several given.
+    fn config(&self) -> Result<(BridgeConfig, Vec<Option<String>>), String> {
         let groups = [(&self.out, Direction::Out), (&self.incoming, Direction::In), (&self.both, Direction::Both)];
-        let mut mappings = Vec::new();
+        let mut given = Vec::new();
         for (specs, direction) in groups {
             for spec in specs {
-                mappings.push(Mapping::parse(spec, direction)?);
+                given.push(Mapping::parse(spec, direction)?);
             }
         }
-        Ok(BridgeConfig {
+        let (mappings, notes) = mapping::merge(&given).into_iter().unzip();
+        let config = BridgeConfig {
             root: self.root.clone(),
             mappings,
             listen: self.listen.clone(),
@@ -112,11 +133,13 @@ impl Args {
             depth: self.depth,
             incoming_wait: Duration::from_millis(self.in_wait_ms),
             lossy_out: self.lossy_out,
-        })
+            log_peers: true,
+        };
+        Ok((config, notes))
     }
 }
 
-fn run(config: &BridgeConfig) -> Result<()> {
+fn run(config: &BridgeConfig, notes: &[Option<String>]) -> Result<()> {
     let bridge = Bridge::start(config)?;
     let (tx, rx) = std::sync::mpsc::channel();
     ctrlc::set_handler(move || {
@@ -124,22 +147,28 @@ fn run(config: &BridgeConfig) -> Result<()> {
     })
     .context("cannot install the Ctrl-C handler")?;
     println!("ready: {} mapping(s)", config.mappings.len());
-    for m in &config.mappings {
-        println!("  {m}");
+    for (m, note) in config.mappings.iter().zip(notes) {
+        match note {
+            Some(note) => println!("  {m} ({note})"),
+            None => println!("  {m}"),
+        }
     }
     let _ = rx.recv();
-    let counters = bridge.counters().to_vec();
+    let (counters, topic_counters) = (bridge.counters().to_vec(), bridge.topic_counters().to_vec());
     bridge.stop(); // the counters are final once every mapping has stopped
     for (m, c) in counters {
-        println!("{}: {}", m.topic, c.line());
+        println!("{m}: {}", c.line());
+    }
+    for t in topic_counters {
+        println!("topic {}: {}", t.topic, t.line());
     }
     Ok(())
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let config = match args.config() {
-        Ok(c) if !c.mappings.is_empty() => c,
+    let (config, notes) = match args.config() {
+        Ok((c, notes)) if !c.mappings.is_empty() => (c, notes),
         Ok(_) => {
             eprintln!("error: {} (see --help)", BridgeError::NoMapping);
             return ExitCode::from(2);
@@ -149,7 +178,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&config) {
+    match run(&config, &notes) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

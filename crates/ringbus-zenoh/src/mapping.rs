@@ -16,14 +16,17 @@ pub enum Direction {
 }
 
 impl Direction {
+    /// Whether messages go ringbus → Zenoh.
     pub fn outgoing(self) -> bool {
         matches!(self, Direction::Out | Direction::Both)
     }
 
+    /// Whether messages go Zenoh → ringbus.
     pub fn incoming(self) -> bool {
         matches!(self, Direction::In | Direction::Both)
     }
 
+    /// The command-line option of this direction, without the dashes.
     pub fn name(self) -> &'static str {
         match self {
             Direction::Out => "out",
@@ -31,13 +34,25 @@ impl Direction {
             Direction::Both => "both",
         }
     }
+
+    /// Both directions' messages: what `self` and `other` carry together.
+    fn with(self, other: Direction) -> Direction {
+        if self == other {
+            self
+        } else {
+            Direction::Both
+        }
+    }
 }
 
 /// One topic carried by the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mapping {
+    /// The ringbus topic.
     pub topic: String,
+    /// The Zenoh key expression it travels as (with a wildcard only when incoming).
     pub key_expr: String,
+    /// Which way its messages go.
     pub direction: Direction,
 }
 
@@ -56,8 +71,65 @@ impl Mapping {
         if topic.is_empty() || key_expr.is_empty() {
             return Err(format!("{spec:?}: write TOPIC or TOPIC=KEY_EXPR, e.g. camera/front=robot1/camera/front"));
         }
-        Ok(Mapping { topic: topic.to_string(), key_expr, direction })
+        let mapping = Mapping { topic: topic.to_string(), key_expr, direction };
+        match mapping.wildcard_refusal() {
+            Some(refusal) => Err(refusal),
+            None => Ok(mapping),
+        }
     }
+
+    /// Why this mapping cannot be carried, if it puts on a key expression with a wildcard
+    /// (`*`, `**`, `$*`): a put needs one key expression; only a subscription (`--in`)
+    /// may match many.
+    pub fn wildcard_refusal(&self) -> Option<String> {
+        (self.direction.outgoing() && self.key_expr.contains('*')).then(|| {
+            format!(
+                "--{} {}={}: the key expression has a wildcard (*, ** or $*); wildcards are only for --in, \
+                 which gathers every matching key expression into the topic; --out and --both put on one \
+                 key expression, e.g. robot1/camera",
+                self.direction.name(),
+                self.topic,
+                self.key_expr
+            )
+        })
+    }
+}
+
+/// Mappings as given on the command line, with those of one topic and one key expression
+/// merged into one (`--out x --in x` is `--both x`, and a mapping given twice is carried
+/// once), in the order first given. Each merged mapping comes with a note that says what
+/// was merged (`None`: given once).
+pub fn merge(given: &[Mapping]) -> Vec<(Mapping, Option<String>)> {
+    let mut merged: Vec<(Mapping, Vec<Direction>)> = Vec::new();
+    for m in given {
+        match merged.iter_mut().find(|(k, _)| k.topic == m.topic && k.key_expr == m.key_expr) {
+            Some((kept, directions)) => {
+                kept.direction = kept.direction.with(m.direction);
+                directions.push(m.direction);
+            }
+            None => merged.push((m.clone(), vec![m.direction])),
+        }
+    }
+    merged.into_iter().map(|(m, directions)| (m.clone(), merge_note(&m, &directions))).collect()
+}
+
+/// What was merged into `m`, given as `directions`.
+fn merge_note(m: &Mapping, directions: &[Direction]) -> Option<String> {
+    if directions.len() < 2 {
+        return None;
+    }
+    let mut options: Vec<String> = Vec::new();
+    for d in directions {
+        let option = format!("--{}", d.name());
+        if !options.contains(&option) {
+            options.push(option);
+        }
+    }
+    Some(match (options.len(), m.direction) {
+        (1, _) => format!("given {} times as {}: carried once", directions.len(), options[0]),
+        (_, Direction::Both) => format!("given as {}: carried once, both ways, as --both", options.join(" and ")),
+        _ => format!("given as {}: carried once", options.join(" and ")),
+    })
 }
 
 impl fmt::Display for Mapping {
@@ -116,6 +188,43 @@ impl Counters {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse_all(specs: &[(&str, Direction)]) -> Vec<Mapping> {
+        specs.iter().map(|(spec, d)| Mapping::parse(spec, *d).unwrap()).collect()
+    }
+
+    #[test]
+    fn out_and_in_of_one_key_expression_merge_into_both() {
+        let merged = merge(&parse_all(&[("x", Direction::Out), ("y", Direction::Out), ("x", Direction::In)]));
+        let shown: Vec<String> = merged.iter().map(|(m, _)| m.to_string()).collect();
+        assert_eq!(shown, ["x <-> ringbus/x", "y -> ringbus/y"]);
+        let note = merged[0].1.as_deref().unwrap();
+        assert_eq!(note, "given as --out and --in: carried once, both ways, as --both");
+        assert_eq!(merged[1].1, None);
+    }
+
+    #[test]
+    fn duplicates_are_carried_once_and_other_key_expressions_stay_apart() {
+        let merged = merge(&parse_all(&[("x", Direction::Out), ("x", Direction::Out), ("x=b", Direction::In)]));
+        let shown: Vec<String> = merged.iter().map(|(m, _)| m.to_string()).collect();
+        assert_eq!(shown, ["x -> ringbus/x", "x <- b"]);
+        assert_eq!(merged[0].1.as_deref(), Some("given 2 times as --out: carried once"));
+        let both = merge(&parse_all(&[("x", Direction::Both), ("x", Direction::In)]));
+        assert_eq!(both[0].0.direction, Direction::Both);
+        assert_eq!(both[0].1.as_deref(), Some("given as --both and --in: carried once, both ways, as --both"));
+    }
+
+    #[test]
+    fn wildcards_are_refused_where_the_bridge_puts() {
+        for (spec, direction) in
+            [("a=robot/*/a", Direction::Out), ("a=robot/**", Direction::Both), ("a=r/$*x", Direction::Out)]
+        {
+            let e = Mapping::parse(spec, direction).unwrap_err();
+            assert!(e.contains("wildcard") && e.contains("only for --in"), "{e}");
+        }
+        let gather = Mapping::parse("a=robot/*/a", Direction::In).unwrap();
+        assert_eq!(gather.key_expr, "robot/*/a");
+    }
 
     #[test]
     fn a_mapping_is_a_topic_with_an_optional_key_expression() {

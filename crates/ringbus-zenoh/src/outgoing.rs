@@ -18,8 +18,9 @@ const STOP_POLL: Duration = Duration::from_millis(100);
 /// The ringbus side of one outgoing mapping.
 pub(crate) struct Ends {
     pub subscriber: Subscriber,
-    /// The bridge's own incoming publisher on the topic, whose samples are not sent back.
-    pub own: Option<PublisherId>,
+    /// The bridge's own incoming publishers on the topic (of every mapping of the topic),
+    /// whose samples are not sent out.
+    pub own: Vec<PublisherId>,
     pub counters: Arc<Counters>,
     pub stop: Arc<AtomicBool>,
 }
@@ -39,7 +40,8 @@ pub(crate) fn start(session: &zenoh::Session, m: &Mapping, ends: Ends) -> Result
         .map_err(|e| BridgeError::Zenoh(format!("cannot start a thread: {e}")))
 }
 
-/// The outgoing loop of one mapping: every sample not published by the bridge itself goes
+/// The outgoing loop of one mapping: every sample not published by the bridge itself (on
+/// any mapping of the topic) goes
 /// to Zenoh, until `stop`. It takes the next message as soon as the previous one is handed
 /// to Zenoh, and gives each sample back before the put (which may wait for the network),
 /// so a reliable subscriber holds publishers back only while Zenoh holds the bridge back.
@@ -49,7 +51,7 @@ fn forward(ends: Ends, publisher: zenoh::pubsub::Publisher<'static>) {
     let mut lost_seen = 0;
     while !stop.load(Ordering::Relaxed) {
         match subscriber.receive(Some(STOP_POLL)) {
-            Ok(sample) if Some(sample.publisher()) == own => Counters::add(&counters.own_skipped, 1),
+            Ok(sample) if own.contains(&sample.publisher()) => Counters::add(&counters.own_skipped, 1),
             Ok(sample) => {
                 let bytes = sample.to_vec();
                 drop(sample);

@@ -130,6 +130,15 @@ fn bad_arguments_fail_with_a_message_that_says_what_to_write() {
     let (code, err) = run(&["--out", "camera", "--listen", "nonsense"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("nonsense"), "{err}");
+    let (code, err) = run(&["--out", "camera=robot/*/camera"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("wildcard") && err.contains("only for --in"), "{err}");
+    let (code, err) = run(&["--out", "camera", "--connect", "tcp/nosuch.invalid:7447"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("tcp/nosuch.invalid:7447: DNS could not resolve"), "{err}");
+    let (code, err) = run(&["--out", "camera", "--connect", "tcp/127.0.0.1:70000"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("port 70000 is out of range 1-65535"), "{err}");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `ringbus echo TOPIC`: print the messages of a topic as they arrive.
 
-use super::output::{counted, Failure, JsonFlag};
+use super::output::JsonFlag;
 use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::{ReceiveError, Sample};
 use serde_json::json;
@@ -59,11 +59,9 @@ impl EchoArgs {
                 return Ok(());
             }
             if session.expired() {
+                let remedy = if self.reliable { "a deeper topic" } else { "use --reliable, or a deeper topic" };
                 return match self.count {
-                    Some(c) => {
-                        Err(Failure::Timeout(format!("{printed} of {} before the timeout", counted(c, "message")))
-                            .into())
-                    }
+                    Some(c) => Err(session.shortfall(&subscriber, printed, c, remedy).into()),
                     None => Ok(()),
                 };
             }

@@ -2,7 +2,7 @@
 //! publishers' timestamps (so the measurement does not include our own wake-up delay).
 
 use super::numbers::{count, seconds};
-use super::output::{counted, print_json, rate, Failure, JsonFlag};
+use super::output::{counted, print_json, rate, JsonFlag};
 use super::session::{LinkErrors, Session, TimeoutArg};
 use ringbus::ReceiveError;
 use serde_json::json;
@@ -81,7 +81,8 @@ impl HzArgs {
             }
             if session.interrupted() || session.expired() {
                 if self.count.is_some() && session.expired() {
-                    return Err(Failure::Timeout(format!("{} before the timeout", counted(messages, "message"))).into());
+                    let wanted = self.count.unwrap_or_default();
+                    return Err(session.shortfall(&subscriber, messages, wanted, "use a deeper topic").into());
                 }
                 break;
             }

@@ -3,7 +3,7 @@
 //! optional overall timeout, and waiting for a topic to appear.
 
 use super::numbers::seconds;
-use super::output::Failure;
+use super::output::{counted, Failure};
 use ringbus::inspect::{self, Named};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -46,6 +46,22 @@ impl Session {
             Some(d) => d.saturating_duration_since(Instant::now()).min(TICK),
             None => TICK,
         }
+    }
+
+    /// The timeout of a command that wanted `wanted` messages and got `got`: how many came,
+    /// and, if `subscriber` lost some (overwritten before it read them), how many, the
+    /// topic's depth, and `remedy` (what the user can do about it).
+    pub fn shortfall(&self, subscriber: &ringbus::Subscriber, got: u64, wanted: u64, remedy: &str) -> Failure {
+        let mut text = format!("{got} of {} before the timeout", counted(wanted, "message"));
+        let lost = subscriber.lost();
+        if lost > 0 {
+            // The depth as the topic's segment says it; only for the message, so a topic that
+            // cannot be read just goes without it.
+            let topic = inspect::topic(self.node.root(), subscriber.topic_name()).ok().flatten();
+            let depth = topic.map(|t| format!(": the topic's depth is {}", t.settings.depth)).unwrap_or_default();
+            text += &format!("; {lost} lost (overwritten before they were read{depth} — {remedy})");
+        }
+        Failure::Timeout(text)
     }
 
     /// A builder for topic `name` whose join gives up at the command's deadline or on

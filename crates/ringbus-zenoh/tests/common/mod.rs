@@ -19,7 +19,7 @@ pub struct BridgeProcess {
 }
 
 impl BridgeProcess {
-    /// A bridge on `root` with one mapping among `args` (multicast scouting off).
+    /// A bridge on `root` with the mappings among `args` (multicast scouting off).
     pub fn start(root: &Path, args: &[&str]) -> BridgeProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ringbus-bridge"))
             .arg("--root")
@@ -31,25 +31,40 @@ impl BridgeProcess {
             .expect("cannot start ringbus-bridge");
         let lines = forward_lines(child.stdout.take().unwrap());
         let first = lines.recv_timeout(LIMIT).expect("the bridge did not start");
-        assert!(first.starts_with("ready: 1 mapping"), "{first}");
+        assert!(first.starts_with("ready: "), "{first}");
         BridgeProcess { child, lines }
     }
 
-    /// SIGTERM, then the counters line it prints on the way out.
-    pub fn stop(mut self) -> String {
+    /// The next line it prints (after the first, `ready: ...`).
+    pub fn next_line(&self) -> String {
+        self.lines.recv_timeout(LIMIT).expect("the bridge printed nothing more")
+    }
+
+    /// SIGTERM, then the counters line it prints on the way out (its first mapping's).
+    pub fn stop(self) -> String {
+        let lines = self.stop_all();
+        let first = lines.iter().find_map(|line| line.split_once(": ").filter(|(_, c)| c.starts_with("to_zenoh=")));
+        first.expect("the bridge printed no counters after SIGTERM").1.to_string()
+    }
+
+    /// SIGTERM, then every line it prints until it exits (successfully).
+    pub fn stop_all(mut self) -> Vec<String> {
         // SAFETY: kill(2) on our own child's pid, with a valid signal number.
         let sent = unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         assert_eq!(sent, 0, "cannot signal the bridge");
         let deadline = Instant::now() + LIMIT;
+        let mut lines = Vec::new();
+        // Its stdout closes when it exits.
         loop {
-            let line = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now()));
-            let line = line.expect("the bridge printed no counters after SIGTERM");
-            if let Some((_, counters)) = line.split_once(": ").filter(|(_, c)| c.starts_with("to_zenoh=")) {
-                let status = self.child.wait().unwrap();
-                assert!(status.success(), "the bridge exited with {status}");
-                return counters.to_string();
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => lines.push(line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!("the bridge did not exit after SIGTERM: {lines:?}"),
             }
         }
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the bridge exited with {status}");
+        lines
     }
 }
 
