@@ -2,7 +2,8 @@
 # Runs every ringbus test: formatting, lints, docs, unit and multi-process tests, the
 # SIGKILL chaos test, doctests (README and guide included), the guide, the loom models,
 # Miri, a short run of every fuzz target, the Python bindings and their wheel, the router
-# (pymavlink, AddressSanitizer), and the crates' packaging (cargo publish --dry-run).
+# (pymavlink, AddressSanitizer), the Zenoh bridge (eclipse-zenoh from Python), and the
+# crates' packaging (cargo publish --dry-run).
 #
 # What it needs:
 #   - root: the exact system-call counts read a kernel tracepoint (raw_syscalls, through
@@ -10,7 +11,7 @@
 #     without root those tests fail. setup.sh also installs tmux and python3-venv.
 #   - network: crates.io (crates, and the packaging check), rustup's server (the nightly
 #     toolchain for Miri and AddressSanitizer), PyPI (maturin, pytest, numpy, pyzmq, mypy,
-#     pymavlink) and, once, the Debian archive (tmux, python3-venv).
+#     pymavlink, eclipse-zenoh) and, once, the Debian archive (tmux, python3-venv).
 #   - disk: about 15 GB free — target/ grows to about 13 GB (a full debug build with its
 #     incremental caches is 11 GB of it; release, loom, Miri, AddressSanitizer and the Python
 #     environments the rest), plus the nightly toolchain (about 1.7 GB) and ~/.cargo.
@@ -60,6 +61,7 @@ step "fuzz smoke";        cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 
 step "python bindings";   bash scripts/test-python.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
+step "bridge (eclipse-zenoh from Python)"; bash scripts/test-bridge.sh
 
 # The published crates package and build from their packages alone, together: each one's
 # path dependencies come from the others' packages (crates.io does not have them yet).

@@ -41,8 +41,7 @@ pub(crate) fn start(session: &zenoh::Session, m: &Mapping, ends: Ends) -> Result
 }
 
 /// The outgoing loop of one mapping: every sample not published by the bridge itself (on
-/// any mapping of the topic) goes
-/// to Zenoh, until `stop`. It takes the next message as soon as the previous one is handed
+/// any mapping of the topic) goes to Zenoh, until `stop`. It takes the next message as soon as the previous one is handed
 /// to Zenoh, and gives each sample back before the put (which may wait for the network),
 /// so a reliable subscriber holds publishers back only while Zenoh holds the bridge back.
 /// The subscriber is dropped when the loop ends, which releases them.
