@@ -119,7 +119,7 @@ pub use pubsub::{
     MAX_TOPIC_NAME_BYTES,
 };
 #[cfg(not(loom))]
-pub use queue::{Consumer, Producer, PushError, QueueError};
+pub use queue::{CommandType, Consumer, Producer, PushError, QueueError, RawCommand};
 #[cfg(not(loom))]
 pub use registry::{clean, clean_with, inspect, CleanOptions, CleanReport};
 #[cfg(not(loom))]

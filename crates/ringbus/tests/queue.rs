@@ -353,6 +353,7 @@ fn a_hostile_consumer_position_never_makes_the_producer_overwrite() {
                         assert_eq!(c.what, "consumer position");
                         corrupted_seen += 1;
                     }
+                    Err(e) => panic!("a push of a whole command failed with {e}"),
                 }
                 write_head(popped); // the honest consumer's true position
             }

@@ -11,7 +11,7 @@ mod tcp;
 mod udp;
 
 pub use health::{EndpointState, Health, HealthCounters};
-pub use udp::{BatchReader, MAX_DATAGRAM, MAX_UDP_PEERS, MIN_SILENCE_TO_EVICT};
+pub use udp::{count_kernel_drops, BatchReader, MAX_DATAGRAM, MAX_UDP_PEERS, MIN_SILENCE_TO_EVICT};
 
 use crate::config::{EndpointConfig, EndpointKind};
 use crate::frame::Framer;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 /// Queue operations that can fail.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueueError {
     /// A position in the queue's shared memory is impossible (the consumer's past the
     /// producers', or the producers' more than the capacity ahead). The other side is buggy
@@ -20,6 +21,16 @@ pub enum QueueError {
     /// created again.
     #[error("the queue's peer wrote an impossible position: {0}; the peer is buggy or hostile, the queue is unusable until it is recreated")]
     Corrupted(Corruption),
+    /// Bytes given for commands of a queue of run-time type ([`RawCommand`](super::RawCommand))
+    /// are not whole commands: `given` is not `command` (for one) or a multiple of it (for
+    /// a batch).
+    #[error("{given} bytes are not whole commands of this queue ({command} bytes each)")]
+    CommandSize {
+        /// Bytes of one command of the queue.
+        command: usize,
+        /// Bytes given.
+        given: usize,
+    },
 }
 
 /// A push that did not happen; the command is handed back.
@@ -147,15 +158,26 @@ impl<T: Pod> Producer<T> {
                 Err(PushError::Full(_)) => {}
                 done => return done,
             }
-            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
-            if left == Some(Duration::ZERO) {
+            if !self.wait_for_room(deadline) {
                 return Err(PushError::Full(command));
             }
-            let (h, side) = (&self.handle, &self.side);
-            let capacity = h.config.capacity as u64;
-            let me = self.entry.map_or(ONLY_SLEEPER, producer_sleeper_bit);
-            h.view.space_bell().wait(me, || side.has_room(h.view.positions(), capacity), left);
         }
+    }
+}
+
+impl<T> Producer<T> {
+    /// Sleeps until a pop makes room (or, in a [`Wake::Never`](crate::Wake::Never) queue,
+    /// polls), at most until `deadline`; `false` if the deadline has passed.
+    pub(super) fn wait_for_room(&self, deadline: Option<Instant>) -> bool {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left == Some(Duration::ZERO) {
+            return false;
+        }
+        let (h, side) = (&self.handle, &self.side);
+        let capacity = h.config.capacity as u64;
+        let me = self.entry.map_or(ONLY_SLEEPER, producer_sleeper_bit);
+        h.view.space_bell().wait(me, || side.has_room(h.view.positions(), capacity), left);
+        true
     }
 
     /// Removes the queue's name (see [`Consumer::unlink`]).
@@ -239,7 +261,9 @@ impl<T: Pod> Consumer<T> {
         }
         Ok(popped)
     }
+}
 
+impl<T> Consumer<T> {
     /// Waits until a command is ready, at most `timeout` (`None`: forever). Returns
     /// whether one is. Sleeps in the kernel only if the queue is empty; producers see it
     /// asleep and wake it. In a [`Wake::Never`](crate::Wake::Never) queue it polls: a short
@@ -248,11 +272,10 @@ impl<T: Pod> Consumer<T> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             let h = &self.handle;
-            let slots = h.view.slots::<T>();
-            if self.side.has_data(h.view.positions(), &slots) {
+            if self.side.has_data(h.view.positions(), &h.view) {
                 return true;
             }
-            let stalled = self.side.stalled(h.view.positions(), &slots);
+            let stalled = self.side.stalled(h.view.positions(), &h.view);
             let mut left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if left == Some(Duration::ZERO) {
                 return false;
@@ -262,7 +285,7 @@ impl<T: Pod> Consumer<T> {
                 left = Some(left.map_or(STALL_GRACE, |l| l.min(STALL_GRACE)));
             }
             let side = &self.side;
-            h.view.data_bell().wait(ONLY_SLEEPER, || side.has_data(h.view.positions(), &slots), left);
+            h.view.data_bell().wait(ONLY_SLEEPER, || side.has_data(h.view.positions(), &h.view), left);
             if stalled {
                 // A corrupt tail is reported by the pop that follows.
                 let _ = self.skip_abandoned();
@@ -273,9 +296,9 @@ impl<T: Pod> Consumer<T> {
     /// MPSC: when the head has stayed claimed but unwritten for [`STALL_GRACE`], skips
     /// the commands whose producers died between claiming and writing them. Returns
     /// whether it skipped any.
-    fn skip_abandoned(&mut self) -> Result<bool, QueueError> {
+    pub(super) fn skip_abandoned(&mut self) -> Result<bool, QueueError> {
         let h = &self.handle;
-        if !self.side.stalled(h.view.positions(), &h.view.slots::<T>()) {
+        if !self.side.stalled(h.view.positions(), &h.view) {
             self.stall = None;
             return Ok(false);
         }
@@ -289,7 +312,7 @@ impl<T: Pod> Consumer<T> {
             }
         }
         self.stall = None;
-        let skipped = self.side.skip_abandoned(h.view.positions(), &h.view.slots::<T>(), || h.live_claim_floor())?;
+        let skipped = self.side.skip_abandoned(h.view.positions(), &h.view, || h.live_claim_floor())?;
         self.abandoned += skipped;
         Ok(skipped > 0)
     }

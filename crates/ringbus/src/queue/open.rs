@@ -11,7 +11,7 @@ use crate::shm::queue::{
     self, producer_entry_lock_byte, producer_sleeper_bit, QueueConfig, QueueView, CONSUMER_LOCK_BYTE,
     CONTROL_LOCK_BYTE, MAX_QUEUE_PRODUCERS, ONLY_SLEEPER, PRODUCER_LOCK_BYTE,
 };
-use crate::shm::topic::PayloadType;
+use crate::shm::topic::{PayloadType, MAX_TYPE_NAME_BYTES};
 use crate::shm::{segment, Region};
 use crate::sys;
 use crate::Node;
@@ -32,6 +32,9 @@ pub struct QueueBuilder<T> {
     /// Open only a queue that exists (`open` returns `None` otherwise).
     must_exist: bool,
     open_wait: OpenWait,
+    /// The command type every opener must give: `T`'s, or one given at run time
+    /// ([`Node::raw_queue`]).
+    command: PayloadType,
     _command: PhantomData<T>,
 }
 
@@ -39,7 +42,7 @@ impl Node {
     /// Opens the command queue `name` (commands of type `T`): configure it, then call
     /// `.producer()` or `.consumer()`.
     pub fn queue<T: Pod>(&self, name: &str) -> QueueBuilder<T> {
-        QueueBuilder::new(self.clone(), name)
+        QueueBuilder::new(self.clone(), name, PayloadType::of::<T>())
     }
 }
 
@@ -62,7 +65,30 @@ impl QueueHandle {
 }
 
 impl<T: Pod> QueueBuilder<T> {
-    pub(crate) fn new(node: Node, name: &str) -> QueueBuilder<T> {
+    /// Names the command type as programs in other languages name it (their
+    /// [`CommandType`](super::CommandType) name), instead of Rust's name of `T`: every
+    /// opener must give the same name, size and alignment. The size and alignment stay
+    /// `T`'s.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// use ringbus::CommandType;
+    /// // A C or Python program opened "arm/moves" for 8-byte "arm.move" commands.
+    /// let other = node.raw_queue("arm/moves", CommandType::new("arm.move", 8, 4)?).consumer()?;
+    /// let mut producer = node.queue::<[i32; 2]>("arm/moves").type_name("arm.move").producer()?;
+    /// producer.push([1, 2])?;
+    /// # other.unlink();
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn type_name(mut self, name: &str) -> Self {
+        self.command.name = name.to_string();
+        self
+    }
+}
+
+impl<T> QueueBuilder<T> {
+    pub(crate) fn new(node: Node, name: &str, command: PayloadType) -> QueueBuilder<T> {
         QueueBuilder {
             node,
             name: name.into(),
@@ -71,6 +97,7 @@ impl<T: Pod> QueueBuilder<T> {
             wake: None,
             must_exist: false,
             open_wait: OpenWait::default(),
+            command,
             _command: PhantomData,
         }
     }
@@ -172,7 +199,15 @@ impl<T: Pod> QueueBuilder<T> {
     /// [`CONTROL_LOCK_BYTE`]); the caller releases it once it holds its role.
     fn open(&self) -> Result<Option<QueueHandle>, OpenError> {
         let (canonical, file_name) = crate::shm::root::file_name(&self.name)?;
-        let command = PayloadType::of::<T>();
+        let command = &self.command;
+        if command.name.len() > MAX_TYPE_NAME_BYTES {
+            let reason = "the command type's name: at most 256 bytes";
+            return Err(OpenError::InvalidConfig {
+                field: "type name length",
+                value: command.name.len() as u64,
+                reason,
+            });
+        }
         let root = self.node.root();
         let path = root.object_path(crate::shm::root::QUEUE_PREFIX, &file_name);
         let deadline = self.open_wait.start();
@@ -184,7 +219,7 @@ impl<T: Pod> QueueBuilder<T> {
                 }
                 let (config, name, existing) =
                     queue::read(&opened.region).map_err(|e| segment::header_error(&path, e))?;
-                self.check_against(&canonical, &config, &existing, &command)?;
+                self.check_against(&canonical, &config, &existing, command)?;
                 return Ok(Some(QueueHandle::new(name, path, opened.file, opened.region, config)));
             }
             if self.must_exist {
@@ -192,14 +227,13 @@ impl<T: Pod> QueueBuilder<T> {
             }
             let capacity = self.capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY);
             let (mode, wake) = (self.mode.unwrap_or(Mode::Spsc), self.wake.unwrap_or_default());
-            let config = QueueConfig::new(capacity, mode, wake, &command).map_err(|(field, value)| {
-                OpenError::InvalidConfig {
+            let config =
+                QueueConfig::new(capacity, mode, wake, command).map_err(|(field, value)| OpenError::InvalidConfig {
                     field,
                     value,
                     reason: "capacity: a power of two from 2 to 2^24; commands: 1 B to 64 KiB",
-                }
-            })?;
-            let init = |r: &Region| queue::init(r, &config, &canonical, &command);
+                })?;
+            let init = |r: &Region| queue::init(r, &config, &canonical, command);
             // The creator holds the control lock from birth (`segment::create` locks byte 0).
             if let Some(created) = segment::create(root, &path, config.total_bytes(), init)? {
                 return Ok(Some(QueueHandle::new(canonical, path, created.file, created.region, config)));
@@ -215,10 +249,15 @@ impl<T: Pod> QueueBuilder<T> {
         command: &PayloadType,
     ) -> Result<(), OpenError> {
         if existing != command {
+            // Same name, another layout (a type changed in one program only): say both.
+            let describe = |t: &PayloadType| match existing.name == command.name {
+                true => format!("{} ({} bytes, aligned to {})", t.name, t.size, t.align),
+                false => t.name.clone(),
+            };
             return Err(OpenError::TypeMismatch {
                 topic: name.into(),
-                existing: existing.name.clone(),
-                requested: command.name.clone(),
+                existing: describe(existing),
+                requested: describe(command),
             });
         }
         let mismatch = |field, existing: u64, requested: u64| OpenError::ConfigMismatch {

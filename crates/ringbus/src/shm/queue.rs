@@ -24,7 +24,7 @@ use super::topic::{PayloadType, MAX_NAME_BYTES, MAX_TYPE_NAME_BYTES};
 use super::{Region, Shared};
 use crate::notify::doorbell::Doorbell;
 use crate::notify::Wake;
-use crate::ring::queue::{Mode, Positions, Slots, NO_CLAIM};
+use crate::ring::queue::{Mode, Positions, Ring, Slots, NO_CLAIM};
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};
@@ -241,6 +241,8 @@ pub(crate) struct QueueView {
     slots: NonNull<u8>,
     stride: usize,
     command_offset: usize,
+    /// The command type's size (at most the stride less the offset: checked in `read`).
+    command_bytes: usize,
     mask: usize,
     /// [`Wake::Never`]: the doorbells are never rung and waiters poll.
     polling: bool,
@@ -274,6 +276,7 @@ impl QueueView {
             slots: region.pointer(SLOTS_OFFSET, slots_len),
             stride: config.slot_stride as usize,
             command_offset: config.command_offset as usize,
+            command_bytes: config.type_size as usize,
             mask: config.capacity as usize - 1,
             polling: config.wake() == Wake::Never,
             _region: region,
@@ -357,18 +360,31 @@ pub(crate) struct ViewSlots<'v, T> {
 /// 32-byte command cost more than the rest of a push (measured single-threaded).
 const SMALL_RUN: usize = 4;
 
-impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
+impl Ring for QueueView {
     #[inline]
     fn capacity(&self) -> u64 {
-        self.view.mask as u64 + 1
+        self.mask as u64 + 1
     }
 
     fn mark(&self, index: usize) -> &AtomicU64 {
         // SAFETY: MPSC slots start with an 8-aligned mark word (the stride is a multiple
         // of 8 and the slots start 64-aligned), valid for any bit pattern.
-        unsafe { &*self.view.slot(index, 0).cast::<AtomicU64>() }
+        unsafe { &*self.slot(index, 0).cast::<AtomicU64>() }
+    }
+}
+
+impl<T> Ring for ViewSlots<'_, T> {
+    #[inline]
+    fn capacity(&self) -> u64 {
+        self.view.capacity()
     }
 
+    fn mark(&self, index: usize) -> &AtomicU64 {
+        self.view.mark(index)
+    }
+}
+
+impl<T: Pod> Slots<T> for ViewSlots<'_, T> {
     #[inline]
     fn write(&self, index: usize, value: &T) {
         // SAFETY: in bounds (`slot`), aligned for `T` (offset and stride are multiples of
@@ -411,7 +427,63 @@ impl<T: Pod> ViewSlots<'_, T> {
     /// SPSC slots: the commands alone, back to back, so runs copy as one block.
     #[inline]
     fn packed(&self) -> bool {
-        self.view.command_offset == 0 && self.view.stride == std::mem::size_of::<T>()
+        self.view.packed(std::mem::size_of::<T>())
+    }
+}
+
+impl QueueView {
+    /// Whether the slots hold commands of `size` bytes back to back (SPSC: no mark word).
+    #[inline]
+    fn packed(&self, size: usize) -> bool {
+        self.command_offset == 0 && self.stride == size
+    }
+
+    /// The command size of the queue's type, as its header gave it (checked in `read`).
+    #[inline]
+    pub(crate) fn command_bytes(&self) -> usize {
+        self.command_bytes
+    }
+
+    /// Copies `commands` — whole commands of [`QueueView::command_bytes`] each — into
+    /// consecutive slots from `index` (no wrap: the ring algorithm splits runs). For
+    /// commands whose type is known only at run time (other languages).
+    pub(crate) fn write_bytes(&self, index: usize, commands: &[u8]) {
+        let size = self.command_bytes;
+        assert!(commands.len().is_multiple_of(size), "ringbus bug: a partial command");
+        let count = commands.len() / size;
+        assert!(index + count <= self.mask + 1, "ringbus bug: a run past the ring's end");
+        if self.packed(size) {
+            // SAFETY: packed slots are `count` commands back to back from slot `index`, all
+            // inside the ring (asserted); the ring protocol gives these slots to us alone
+            // until the consumer reads them.
+            unsafe { std::ptr::copy_nonoverlapping(commands.as_ptr(), self.slot(index, 0), commands.len()) }
+            return;
+        }
+        for (i, command) in commands.chunks_exact(size).enumerate() {
+            // SAFETY: in bounds (`slot`: the command's bytes end within its stride); ours
+            // alone as above.
+            unsafe { std::ptr::copy_nonoverlapping(command.as_ptr(), self.slot(index + i, self.command_offset), size) }
+        }
+    }
+
+    /// Copies consecutive slots from `index` into `out` — whole commands (no wrap).
+    pub(crate) fn read_bytes(&self, index: usize, out: &mut [u8]) {
+        let size = self.command_bytes;
+        assert!(out.len().is_multiple_of(size), "ringbus bug: a partial command");
+        let count = out.len() / size;
+        assert!(index + count <= self.mask + 1, "ringbus bug: a run past the ring's end");
+        if self.packed(size) {
+            // SAFETY: as in `write_bytes`; bytes have no invalid bit patterns, and a peer
+            // racing us can only garble them.
+            unsafe { std::ptr::copy_nonoverlapping(self.slot(index, 0), out.as_mut_ptr(), out.len()) }
+            return;
+        }
+        for (i, command) in out.chunks_exact_mut(size).enumerate() {
+            // SAFETY: as in `write_bytes`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.slot(index + i, self.command_offset), command.as_mut_ptr(), size)
+            }
+        }
     }
 }
 

@@ -34,6 +34,7 @@
 //! enough below `u64::MAX` that adding a capacity or a count to it cannot overflow.
 
 use crate::sync::{fence, AtomicU64, Ordering};
+use std::ops::Range;
 
 /// A producer's claim word when it is not claiming or writing.
 pub(crate) const NO_CLAIM: u64 = u64::MAX;
@@ -42,11 +43,19 @@ pub(crate) const NO_CLAIM: u64 = u64::MAX;
 /// 10^9 commands a second reaches in 292 years.
 pub(crate) const MAX_POSITION: u64 = u64::MAX >> 1;
 
-/// The commands' storage: `capacity` (a power of two) slots, each with a mark word.
-pub(crate) trait Slots<T: Copy> {
+/// The commands' storage as the algorithm sees it: `capacity` (a power of two) slots, each
+/// with a mark word. Moving commands in and out is the caller's: the algorithm hands out
+/// slot indexes and runs ([`ProducerSide::push_with`], [`ConsumerSide::pop_with`]), so the
+/// same algorithm serves commands of a Rust type ([`Slots`]) and of a size known only at
+/// run time (bytes, for other languages).
+pub(crate) trait Ring {
     fn capacity(&self) -> u64;
     /// The mark of slot `index` (MPSC: `position + 1` of the command it holds).
     fn mark(&self, index: usize) -> &AtomicU64;
+}
+
+/// Slots holding commands of type `T`.
+pub(crate) trait Slots<T: Copy>: Ring {
     fn write(&self, index: usize, value: &T);
     fn read(&self, index: usize) -> T;
 
@@ -190,9 +199,23 @@ impl ProducerSide {
         slots: &impl Slots<T>,
         items: &[T],
     ) -> Result<usize, BadPosition> {
+        self.push_with(positions, slots, items.len(), |slot, run| slots.write_run(slot, &items[run]))
+    }
+
+    /// Pushes as many of `want` commands as fit; returns how many. `write(slot, run)`
+    /// copies the commands `run` (indexes into the caller's `want`) into consecutive slots
+    /// from `slot`, before they are published.
+    #[inline]
+    pub(crate) fn push_with(
+        &mut self,
+        positions: Positions<'_>,
+        ring: &impl Ring,
+        want: usize,
+        write: impl FnMut(usize, Range<usize>),
+    ) -> Result<usize, BadPosition> {
         match self.mode {
-            Mode::Spsc => self.push_spsc(positions, slots, items),
-            Mode::Mpsc => self.push_mpsc(positions, slots, items),
+            Mode::Spsc => self.push_spsc(positions, ring, want, write),
+            Mode::Mpsc => self.push_mpsc(positions, ring, want, write),
         }
     }
 
@@ -200,14 +223,15 @@ impl ProducerSide {
     /// process-local and checked when loaded (`cached_head ≤ tail ≤ cached_head +
     /// capacity`), so the common case — the cache shows room — reads no shared word.
     #[inline]
-    fn push_spsc<T: Copy>(
+    fn push_spsc(
         &mut self,
         positions: Positions<'_>,
-        slots: &impl Slots<T>,
-        items: &[T],
+        ring: &impl Ring,
+        want: usize,
+        mut write: impl FnMut(usize, Range<usize>),
     ) -> Result<usize, BadPosition> {
-        let capacity = slots.capacity();
-        let want = items.len() as u64;
+        let capacity = ring.capacity();
+        let want = want as u64;
         let cached_free = (self.cached_head + capacity).saturating_sub(self.tail);
         let free = if self.cache && cached_free >= want {
             cached_free
@@ -219,27 +243,30 @@ impl ProducerSide {
             return Ok(0);
         }
         let (first, split) = runs(self.tail, n, capacity);
-        slots.write_run(first, &items[..split]);
-        slots.write_run(0, &items[split..n]);
+        write(first, 0..split);
+        if split < n {
+            write(0, split..n);
+        }
         self.tail += n as u64;
         // Release: the consumer that sees the new tail (Acquire) sees the commands.
         positions.tail.store(self.tail, Ordering::Release);
         Ok(n)
     }
 
-    fn push_mpsc<T: Copy>(
+    fn push_mpsc(
         &mut self,
         positions: Positions<'_>,
-        slots: &impl Slots<T>,
-        items: &[T],
+        ring: &impl Ring,
+        want: usize,
+        mut write: impl FnMut(usize, Range<usize>),
     ) -> Result<usize, BadPosition> {
-        let capacity = slots.capacity();
-        let (tail, n) = self.claim(positions, capacity, items.len() as u64)?;
-        for (i, item) in items[..n as usize].iter().enumerate() {
+        let capacity = ring.capacity();
+        let (tail, n) = self.claim(positions, capacity, want as u64)?;
+        for i in 0..n as usize {
             let position = tail + i as u64;
-            slots.write(index(position, capacity), item);
+            write(index(position, capacity), i..i + 1);
             // Release: the consumer that sees the mark (Acquire) sees the command.
-            slots.mark(index(position, capacity)).store(position + 1, Ordering::Release);
+            ring.mark(index(position, capacity)).store(position + 1, Ordering::Release);
         }
         // Release: a consumer that sees the claim withdrawn (Acquire) sees the marks.
         Self::claim_word(positions).store(NO_CLAIM, Ordering::Release);
@@ -306,13 +333,8 @@ impl ConsumerSide {
 
     /// Commands ready at the head, at most `want` (SPSC: from the cached tail, reloaded
     /// only if it shows too few).
-    fn ready<T: Copy>(
-        &mut self,
-        positions: Positions<'_>,
-        slots: &impl Slots<T>,
-        want: u64,
-    ) -> Result<u64, BadPosition> {
-        let capacity = slots.capacity();
+    fn ready(&mut self, positions: Positions<'_>, ring: &impl Ring, want: u64) -> Result<u64, BadPosition> {
+        let capacity = ring.capacity();
         match self.mode {
             Mode::Spsc => {
                 if !self.cache || self.cached_tail - self.head < want {
@@ -328,7 +350,7 @@ impl ConsumerSide {
                 while n < want {
                     let position = self.head + n;
                     // Acquire: pairs with the producer's Release mark.
-                    if slots.mark(index(position, capacity)).load(Ordering::Acquire) != position + 1 {
+                    if ring.mark(index(position, capacity)).load(Ordering::Acquire) != position + 1 {
                         break;
                     }
                     n += 1;
@@ -345,13 +367,27 @@ impl ConsumerSide {
         slots: &impl Slots<T>,
         out: &mut [T],
     ) -> Result<usize, BadPosition> {
-        let capacity = slots.capacity();
-        let n = self.ready(positions, slots, out.len() as u64)?;
-        let out = &mut out[..n as usize];
-        let (first, split) = runs(self.head, out.len(), capacity);
-        slots.read_run(first, &mut out[..split]);
-        slots.read_run(0, &mut out[split..]);
+        self.pop_with(positions, slots, out.len(), |slot, run| slots.read_run(slot, &mut out[run]))
+    }
+
+    /// Pops up to `want` commands; returns how many. `read(slot, run)` copies consecutive
+    /// slots from `slot` into the commands `run` (indexes into the caller's `want`), before
+    /// the slots are given back to the producers.
+    pub(crate) fn pop_with(
+        &mut self,
+        positions: Positions<'_>,
+        ring: &impl Ring,
+        want: usize,
+        mut read: impl FnMut(usize, Range<usize>),
+    ) -> Result<usize, BadPosition> {
+        let capacity = ring.capacity();
+        let n = self.ready(positions, ring, want as u64)?;
         if n > 0 {
+            let (first, split) = runs(self.head, n as usize, capacity);
+            read(first, 0..split);
+            if split < n as usize {
+                read(0, split..n as usize);
+            }
             self.head += n;
             // Release: the producer that loads this head (Acquire) writes those slots
             // only after we have read them.
@@ -380,23 +416,21 @@ impl ConsumerSide {
     /// MPSC: whether the head's command is not there although its position was claimed
     /// (a producer is writing it — or died before marking it). Loads the tail.
     #[cfg(not(loom))]
-    pub(crate) fn stalled<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
-        self.mode == Mode::Mpsc
-            && !self.has_data(positions, slots)
-            && positions.tail.load(Ordering::Relaxed) > self.head
+    pub(crate) fn stalled(&self, positions: Positions<'_>, ring: &impl Ring) -> bool {
+        self.mode == Mode::Mpsc && !self.has_data(positions, ring) && positions.tail.load(Ordering::Relaxed) > self.head
     }
 
     /// MPSC: skips the commands at the head whose producers died between claiming and
     /// marking them: positions before the tail, not marked, and below `live_floor()` —
     /// the lowest claim announced by a producer that is alive ([`NO_CLAIM`] if none).
     /// Returns how many it skipped; stops at the first marked command.
-    pub(crate) fn skip_abandoned<T: Copy>(
+    pub(crate) fn skip_abandoned(
         &mut self,
         positions: Positions<'_>,
-        slots: &impl Slots<T>,
+        ring: &impl Ring,
         live_floor: impl FnOnce() -> u64,
     ) -> Result<u64, BadPosition> {
-        let capacity = slots.capacity();
+        let capacity = ring.capacity();
         let tail = check("producer position", positions.tail.load(Ordering::Relaxed), self.head, self.head + capacity)?;
         // Pairs with the fence between a producer's announcement and its claim: every
         // claim in `tail` was announced before `live_floor` looks.
@@ -404,7 +438,7 @@ impl ConsumerSide {
         let end = tail.min(live_floor());
         let mut skipped = 0;
         // Acquire: pairs with the Release mark (a producer that withdrew its claim marked).
-        while self.head < end && slots.mark(index(self.head, capacity)).load(Ordering::Acquire) != self.head + 1 {
+        while self.head < end && ring.mark(index(self.head, capacity)).load(Ordering::Acquire) != self.head + 1 {
             self.head += 1;
             skipped += 1;
         }
@@ -417,12 +451,12 @@ impl ConsumerSide {
 
     /// Whether a command is ready now (loads only).
     #[cfg(not(loom))]
-    pub(crate) fn has_data<T: Copy>(&self, positions: Positions<'_>, slots: &impl Slots<T>) -> bool {
+    pub(crate) fn has_data(&self, positions: Positions<'_>, ring: &impl Ring) -> bool {
         match self.mode {
             Mode::Spsc => positions.tail.load(Ordering::Acquire) > self.head,
             Mode::Mpsc => {
-                let capacity = slots.capacity();
-                slots.mark(index(self.head, capacity)).load(Ordering::Acquire) == self.head + 1
+                let capacity = ring.capacity();
+                ring.mark(index(self.head, capacity)).load(Ordering::Acquire) == self.head + 1
             }
         }
     }

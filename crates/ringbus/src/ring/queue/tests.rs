@@ -19,13 +19,16 @@ pub(crate) mod model {
         }
     }
 
-    impl Slots<u64> for AtomicSlots {
+    impl Ring for AtomicSlots {
         fn capacity(&self) -> u64 {
             self.values.len() as u64
         }
         fn mark(&self, index: usize) -> &AtomicU64 {
             &self.marks[index]
         }
+    }
+
+    impl Slots<u64> for AtomicSlots {
         fn write(&self, index: usize, value: &u64) {
             self.values[index].store(*value, Ordering::Relaxed);
         }
