@@ -150,6 +150,61 @@ typedef int32_t rb_status;
 #endif // __cplusplus
 
 /**
+ * How many producers a queue takes (`rb_queue_options::producers`).
+ */
+enum rb_queue_producers
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * An existing queue's setting; one producer at a time for a new queue.
+   */
+  RB_QUEUE_DEFAULT = 0,
+  /**
+   * One producer at a time: pushes need no atomic read-modify-write.
+   */
+  RB_QUEUE_SPSC = 1,
+  /**
+   * Up to 64 producers at once; a consumer skips what a producer killed mid-push
+   * claimed and never wrote (`rb_queue_abandoned`).
+   */
+  RB_QUEUE_MPSC = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_queue_producers rb_queue_producers;
+#else
+typedef uint32_t rb_queue_producers;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * How a subscriber learns of new messages (`rb_topic_options::wake`).
+ */
+enum rb_wake
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Sleeps in `rb_subscriber_receive` and is woken by publishers (the default).
+   */
+  RB_WAKE_ON_DATA = 0,
+  /**
+   * Never woken: only `rb_subscriber_take`; publishers make no system call for it.
+   */
+  RB_WAKE_NEVER = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rb_wake rb_wake;
+#else
+typedef uint32_t rb_wake;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What became ready.
  */
 typedef enum {
@@ -182,31 +237,6 @@ typedef enum {
    */
   RB_EVENT_DEADLINE = 7,
 } rb_event_kind;
-
-/**
- * How a subscriber learns of new messages (`rb_topic_options::wake`).
- */
-enum rb_wake
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Sleeps in `rb_subscriber_receive` and is woken by publishers (the default).
-   */
-  RB_WAKE_ON_DATA = 0,
-  /**
-   * Never woken: only `rb_subscriber_take`; publishers make no system call for it.
-   */
-  RB_WAKE_NEVER = 1,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum rb_wake rb_wake;
-#else
-typedef uint32_t rb_wake;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
 
 /**
  * Whether a publisher reserves every chunk's memory when it is created
@@ -284,6 +314,16 @@ typedef struct rb_node rb_node;
  * A publisher on one topic, with at most one loan outstanding.
  */
 typedef struct rb_publisher rb_publisher;
+
+/**
+ * Pops commands from a queue (its only consumer). One thread at a time.
+ */
+typedef struct rb_queue_consumer rb_queue_consumer;
+
+/**
+ * Pushes commands into a queue. One thread at a time.
+ */
+typedef struct rb_queue_producer rb_queue_producer;
 
 /**
  * A message held in place in shared memory until `rb_sample_release`; it counts against
@@ -381,6 +421,44 @@ typedef struct {
    */
   uint64_t when_full_timeout_ns;
 } rb_topic_options;
+
+/**
+ * A queue's command type and settings. Zero-initialize it (`rb_queue_options o = {0};`),
+ * then give the command type — `type_name` (1 to 256 bytes, the same in every program that
+ * opens the queue, e.g. "arm.move"), `command_size` (1 to 65536 bytes) and `command_align`
+ * (a power of two up to 4096; 0 means 1) — and what else you need. `capacity` (a power of
+ * two, 2 to 2^24): 0 means the existing queue's, or 1024 for a new one. `wake`:
+ * `RB_WAKE_NEVER` creates a queue nobody sleeps on (pushes and pops skip the wake-up
+ * check; waits poll); `RB_WAKE_ON_DATA` (0) takes an existing queue's setting and creates
+ * a waking one. A type or set field that differs from an existing queue's makes the open
+ * fail with `RB_ERR_MISMATCH`.
+ */
+typedef struct {
+  /**
+   * The command type's name (NUL-terminated).
+   */
+  const char *type_name;
+  /**
+   * Bytes of one command (`sizeof` your command struct).
+   */
+  size_t command_size;
+  /**
+   * Its alignment (`_Alignof` your command struct); 0 means 1.
+   */
+  size_t command_align;
+  /**
+   * Commands the ring holds; 0: the existing queue's, or 1024.
+   */
+  uint32_t capacity;
+  /**
+   * An `rb_queue_producers` value.
+   */
+  rb_queue_producers producers;
+  /**
+   * An `rb_wake` value.
+   */
+  rb_wake wake;
+} rb_queue_options;
 
 /**
  * One ready source: the key its `rb_waitset_attach_*` returned, what happened, and a
@@ -647,6 +725,145 @@ rb_status rb_publisher_discard(rb_publisher *publisher);
  * `publisher` is a live publisher; `data` is readable for `len` bytes (or `len` is 0).
  */
 rb_status rb_publisher_publish_copy(rb_publisher *publisher, const void *data, size_t len);
+
+/**
+ * Opens the queue `name` under the node's root as a producer, creating it if it does not
+ * exist. An SPSC queue takes one producer at a time (another open fails with
+ * `RB_ERR_TOO_MANY` while it lives), an MPSC one up to 64. On success `*out_producer` is
+ * the producer, to be closed with `rb_queue_producer_close`; on failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `name` a NUL-terminated string; `options` valid, with a
+ * NUL-terminated `type_name`; `out_producer` writable.
+ */
+rb_status rb_queue_producer_open(const rb_node *node,
+                                 const char *name,
+                                 const rb_queue_options *options,
+                                 rb_queue_producer **out_producer);
+
+/**
+ * Pushes one command (`command_size` bytes at `command`): `RB_OK`, or `RB_ERR_FULL` when
+ * the queue is full (nothing pushed: try again later, or use `rb_queue_push_timeout`).
+ * Never blocks; wakes the consumer only if it sleeps.
+ *
+ * # Safety
+ * `producer` is a live producer; `command` readable for `command_size` bytes.
+ */
+rb_status rb_queue_push(rb_queue_producer *producer, const void *command);
+
+/**
+ * Pushes as many of the `count` commands at `commands` (back to back) as fit, in order;
+ * `*out_pushed` says how many (0 when full). Never blocks; one wake-up check for all.
+ *
+ * # Safety
+ * `producer` is a live producer; `commands` readable for `count * command_size` bytes;
+ * `out_pushed` NULL or writable.
+ */
+rb_status rb_queue_push_batch(rb_queue_producer *producer,
+                              const void *commands,
+                              size_t count,
+                              size_t *out_pushed);
+
+/**
+ * Pushes one command, waiting at most `timeout_ns` nanoseconds (negative: no limit) for
+ * room: `RB_OK`, or `RB_TIMEOUT` (nothing pushed).
+ *
+ * # Safety
+ * As `rb_queue_push`.
+ */
+rb_status rb_queue_push_timeout(rb_queue_producer *producer,
+                                const void *command,
+                                int64_t timeout_ns);
+
+/**
+ * Whether the queue's consumer is alive (NULL: false). One system call.
+ *
+ * # Safety
+ * `producer` is NULL or a live producer.
+ */
+bool rb_queue_consumer_alive(const rb_queue_producer *producer);
+
+/**
+ * Closes the producer (NULL: nothing); the queue and what it holds stay.
+ *
+ * # Safety
+ * `producer` is NULL or a producer from `rb_queue_producer_open` not closed yet.
+ */
+void rb_queue_producer_close(rb_queue_producer *producer);
+
+/**
+ * Opens the queue `name` under the node's root as its consumer, creating it if it does
+ * not exist. One consumer at a time: another open fails with `RB_ERR_TOO_MANY` while it
+ * lives; after it dies, the next one takes over what was queued. On success
+ * `*out_consumer` is the consumer, to be closed with `rb_queue_consumer_close`; on
+ * failure it is NULL.
+ *
+ * # Safety
+ * As `rb_queue_producer_open`, with `out_consumer` writable.
+ */
+rb_status rb_queue_consumer_open(const rb_node *node,
+                                 const char *name,
+                                 const rb_queue_options *options,
+                                 rb_queue_consumer **out_consumer);
+
+/**
+ * Pops the oldest command into `out_command` (`command_size` bytes): `RB_OK`, or
+ * `RB_EMPTY` (nothing written). Never blocks.
+ *
+ * # Safety
+ * `consumer` is a live consumer; `out_command` writable for `command_size` bytes.
+ */
+rb_status rb_queue_pop(rb_queue_consumer *consumer, void *out_command);
+
+/**
+ * Pops up to `max` commands into `out_commands` (back to back, oldest first);
+ * `*out_popped` says how many (0 when empty). Never blocks.
+ *
+ * # Safety
+ * `consumer` is a live consumer; `out_commands` writable for `max * command_size` bytes;
+ * `out_popped` NULL or writable.
+ */
+rb_status rb_queue_pop_batch(rb_queue_consumer *consumer,
+                             void *out_commands,
+                             size_t max,
+                             size_t *out_popped);
+
+/**
+ * Waits until a command is ready, at most `timeout_ns` nanoseconds (negative: no limit):
+ * `RB_OK` (pop it now), or `RB_TIMEOUT`. Sleeps only while the queue is empty; in a
+ * `RB_WAKE_NEVER` queue it polls.
+ *
+ * # Safety
+ * `consumer` is a live consumer.
+ */
+rb_status rb_queue_wait(rb_queue_consumer *consumer, int64_t timeout_ns);
+
+/**
+ * Commands skipped because their MPSC producer was killed after claiming their slots and
+ * before writing them (NULL: 0). Never a command a live producer pushed.
+ *
+ * # Safety
+ * `consumer` is NULL or a live consumer.
+ */
+uint64_t rb_queue_abandoned(const rb_queue_consumer *consumer);
+
+/**
+ * Removes the queue's name, like `sem_unlink`: handles already open keep working; the
+ * next open of the name creates a new queue.
+ *
+ * # Safety
+ * `consumer` is a live consumer.
+ */
+rb_status rb_queue_unlink(const rb_queue_consumer *consumer);
+
+/**
+ * Closes the consumer (NULL: nothing); the queue and what it holds stay, for the next
+ * consumer.
+ *
+ * # Safety
+ * `consumer` is NULL or a consumer from `rb_queue_consumer_open` not closed yet.
+ */
+void rb_queue_consumer_close(rb_queue_consumer *consumer);
 
 /**
  * Opens a subscriber on `topic` (created with `options` if it does not exist; NULL: all

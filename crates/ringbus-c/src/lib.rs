@@ -7,8 +7,8 @@
 //! values and every pointer argument is checked for NULL. Shared-memory words need no
 //! handle at all: `rb_word_wait` and `rb_word_wake` take the word's address. A wait set
 //! belongs to the thread that opened it. Nodes, latches and semaphores
-//! may be used by several threads at once; publishers, subscribers and samples by one at
-//! a time.
+//! may be used by several threads at once; publishers, subscribers, samples and queue
+//! producers and consumers by one at a time.
 
 #![allow(non_camel_case_types)]
 
@@ -16,6 +16,7 @@ mod call;
 mod node;
 mod objects;
 mod publisher;
+mod queue;
 mod subscriber;
 mod waitset;
 mod words;
@@ -30,6 +31,12 @@ pub use objects::{
 pub use publisher::{
     rb_publisher, rb_publisher_close, rb_publisher_discard, rb_publisher_loan, rb_publisher_loan_array,
     rb_publisher_open, rb_publisher_publish, rb_publisher_publish_copy, rb_publisher_reserved_payload_bytes,
+};
+pub use queue::{
+    rb_queue_abandoned, rb_queue_consumer, rb_queue_consumer_alive, rb_queue_consumer_close, rb_queue_consumer_open,
+    rb_queue_options, rb_queue_pop, rb_queue_pop_batch, rb_queue_producer, rb_queue_producer_close,
+    rb_queue_producer_open, rb_queue_producers, rb_queue_push, rb_queue_push_batch, rb_queue_push_timeout,
+    rb_queue_unlink, rb_queue_wait,
 };
 pub use subscriber::{
     rb_sample, rb_sample_array, rb_sample_data, rb_sample_len, rb_sample_release, rb_sample_timestamp_ns,
@@ -55,6 +62,8 @@ const _: fn() = || {
     send::<rb_sample>();
     send::<rb_latch>();
     send::<rb_semaphore>();
+    send::<rb_queue_producer>();
+    send::<rb_queue_consumer>();
     sync::<rb_node>();
     sync::<rb_latch>();
     sync::<rb_semaphore>();

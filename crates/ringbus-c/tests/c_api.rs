@@ -272,3 +272,82 @@ fn a_c_epoll_loop_on_wait_set_fds_hears_every_message() {
     let out = run(&exe, &[root.path()]);
     assert!(out.starts_with("foreign loop ok: 10000 messages, "), "{out}");
 }
+
+/// tests/c/queue.c, compiled once for every test that runs it.
+fn queue_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| compile(&crate_dir().join("tests/c/queue.c"), "queue"))
+}
+
+/// The C test's command as a Rust program declares it, under the name C gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+struct QueueCommand {
+    producer: u64,
+    sequence: u64,
+    check: u32,
+}
+// SAFETY: repr(C); the 4 padding bytes at the end are never read as a value.
+unsafe impl ringbus::Pod for QueueCommand {}
+
+fn queue_check(producer: u64, sequence: u64) -> u32 {
+    (producer.wrapping_mul(2_654_435_761).wrapping_add(sequence.wrapping_mul(40_503)) as u32) ^ 0xABCD
+}
+
+/// Starts the C consumer of tests/c/queue.c and waits until it has opened the queue.
+fn c_consumer(root: &TestRoot, producers: &str, count: &str) -> (std::process::Child, impl Iterator<Item = String>) {
+    let exe = queue_program();
+    let mut child =
+        c_program(exe).args(["consume", root.path(), producers, count]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines().map(|l| l.unwrap());
+    assert_eq!(lines.next().unwrap(), "ready", "the consumer did not start");
+    (child, lines)
+}
+
+#[test]
+fn bad_queue_calls_fail_with_their_status_and_a_message() {
+    let root = TestRoot::new("queue-errors");
+    assert_eq!(run(queue_program(), &["errors", root.path()]), "errors ok\n");
+}
+
+#[test]
+fn c_producers_and_a_c_consumer_share_an_mpsc_queue() {
+    let root = TestRoot::new("queue-processes");
+    let (mut consumer, mut lines) = c_consumer(&root, "3", "3000");
+    let producers: Vec<_> = (0..3)
+        .map(|id| c_program(queue_program()).args(["produce", root.path(), &id.to_string(), "3000"]).spawn().unwrap())
+        .collect();
+    for mut p in producers {
+        assert!(p.wait().unwrap().success(), "a producer failed");
+    }
+    assert_eq!(lines.next().unwrap(), "consumed 9000");
+    assert!(consumer.wait().unwrap().success());
+}
+
+/// A Rust producer feeds the C consumer, then a C producer feeds a Rust consumer: both
+/// open the queue with the command type C names, the Rust side with its own struct.
+#[test]
+fn rust_and_c_share_a_queue_both_ways() {
+    let root = TestRoot::new("queue-rust");
+    let node = ringbus::Node::with_root("rust", &root.0).unwrap();
+    let queue = || node.queue::<QueueCommand>("c/commands").type_name("test.command").capacity(64).mpsc();
+    let (mut consumer, mut lines) = c_consumer(&root, "1", "500");
+    let mut producer = queue().producer().unwrap();
+    for sequence in 0..500 {
+        let command = QueueCommand { producer: 0, sequence, check: queue_check(0, sequence) };
+        producer.push_timeout(command, Some(std::time::Duration::from_secs(30))).unwrap();
+    }
+    assert_eq!(lines.next().unwrap(), "consumed 500");
+    assert!(consumer.wait().unwrap().success());
+    drop(producer);
+
+    let mut consumer = queue().consumer().unwrap();
+    let mut c_producer = c_program(queue_program()).args(["produce", root.path(), "5", "500"]).spawn().unwrap();
+    for sequence in 0..500 {
+        assert!(consumer.wait(Some(std::time::Duration::from_secs(30))), "no command {sequence}");
+        let command = consumer.pop().unwrap().unwrap();
+        assert_eq!(command, QueueCommand { producer: 5, sequence, check: queue_check(5, sequence) });
+    }
+    assert!(c_producer.wait().unwrap().success());
+    consumer.unlink();
+}
