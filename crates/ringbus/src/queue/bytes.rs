@@ -41,6 +41,12 @@ impl CommandType {
         Ok(CommandType(PayloadType { name: name.to_string(), size: size as u64, align: align as u32 }))
     }
 
+    /// The command type of Rust type `T`, named `name` (`None`: Rust's name of `T`).
+    pub(crate) fn of<T: crate::Pod>(name: Option<&str>) -> Result<CommandType, OpenError> {
+        let rust = PayloadType::of::<T>();
+        CommandType::new(name.unwrap_or(&rust.name), rust.size as usize, rust.align as usize)
+    }
+
     /// The name openers must give.
     pub fn name(&self) -> &str {
         &self.0.name

@@ -38,6 +38,22 @@ pod!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, f32, f64);
 // SAFETY: an array of Pod is Pod (no padding between elements of a Copy type's array).
 unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
 
+/// A `T` read from `bytes` (exactly its size), however they are aligned.
+pub(crate) fn read_bytes<T: Pod>(bytes: &[u8]) -> T {
+    assert_eq!(bytes.len(), std::mem::size_of::<T>(), "ringbus bug: a value read from bytes of another size");
+    // SAFETY: `bytes` holds exactly a `T`'s size (asserted); an unaligned read needs no
+    // alignment, and every bit pattern is a valid `Pod`.
+    unsafe { std::ptr::read_unaligned(bytes.as_ptr().cast::<T>()) }
+}
+
+/// `value` copied into `out` (exactly its size), however `out` is aligned.
+pub(crate) fn write_bytes<T: Pod>(out: &mut [u8], value: &T) {
+    assert_eq!(out.len(), std::mem::size_of::<T>(), "ringbus bug: a value written into bytes of another size");
+    // SAFETY: `out` holds exactly a `T`'s size (asserted) and is ours to write; an
+    // unaligned write needs no alignment.
+    unsafe { std::ptr::write_unaligned(out.as_mut_ptr().cast::<T>(), *value) }
+}
+
 fn check<T: Pod>(bytes: &[u8]) -> Result<(), ViewError> {
     let type_name = std::any::type_name::<T>();
     if bytes.len() != std::mem::size_of::<T>() {
