@@ -48,11 +48,12 @@ enum rb_status
   RB_OK = 0,
   /**
    * `rb_subscriber_take`: nothing new. `rb_semaphore_try_wait`: no free token.
+   * `rb_queue_pop`: no command.
    */
   RB_EMPTY = 1,
   /**
-   * `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`: the
-   * timeout expired.
+   * `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`,
+   * `rb_queue_wait`, `rb_queue_push_timeout`, `rb_client_call`: the timeout expired.
    */
   RB_TIMEOUT = 2,
   /**
@@ -128,7 +129,8 @@ enum rb_status
   RB_ERR_POOL_BUDGET = -17,
   /**
    * A reliable subscriber has not taken the message a loan would overwrite, and the
-   * publisher's `when_full` said not to wait (longer).
+   * publisher's `when_full` said not to wait (longer). `rb_queue_push`: the queue is
+   * full (nothing pushed).
    */
   RB_ERR_FULL = -18,
   /**
@@ -136,6 +138,11 @@ enum rb_status
    * or queue's lock (one stopped by Ctrl-Z or a debugger while it joined or left).
    */
   RB_ERR_LOCK_TIMED_OUT = -19,
+  /**
+   * `rb_client_call`: no server serves the service (none was started, or it exited or
+   * was killed). Start one and call again; the client finds it by name.
+   */
+  RB_ERR_SERVER_GONE = -20,
   /**
    * A bug in ringbus; the message says where.
    */
@@ -299,6 +306,11 @@ typedef uint32_t rb_when_full;
 #endif // __cplusplus
 
 /**
+ * Calls one service; follows it across server restarts. One thread at a time.
+ */
+typedef struct rb_client rb_client;
+
+/**
  * A one-bit event between processes: `rb_latch_set` wakes every waiter (one system call,
  * none if nobody waits); the owner resets it, then looks for work, then waits.
  */
@@ -336,6 +348,11 @@ typedef struct rb_sample rb_sample;
  * (no herd) and makes no system call when nobody sleeps.
  */
 typedef struct rb_semaphore rb_semaphore;
+
+/**
+ * Serves one service: answers requests with a handler. One thread at a time.
+ */
+typedef struct rb_service rb_service;
 
 /**
  * A subscriber on one topic.
@@ -459,6 +476,52 @@ typedef struct {
    */
   rb_wake wake;
 } rb_queue_options;
+
+/**
+ * A service's request and response types, and its queue sizes. Zero-initialize it
+ * (`rb_service_options o = {0};`) and give both types: a name (1 to 256 bytes, the same in
+ * every program of the service, e.g. "arm.plan_request"), a size (1 to 65520 bytes) and an
+ * alignment (a power of two up to 4096; 0 means 1). `capacity` (a power of two, 2 to
+ * 2^24; 0: 64): for a service, the requests that can wait; for a client, its responses
+ * in flight.
+ */
+typedef struct {
+  /**
+   * The request type's name (NUL-terminated).
+   */
+  const char *request_type_name;
+  /**
+   * `sizeof` the request struct.
+   */
+  size_t request_size;
+  /**
+   * `_Alignof` the request struct (0 means 1).
+   */
+  size_t request_align;
+  /**
+   * The response type's name (NUL-terminated).
+   */
+  const char *response_type_name;
+  /**
+   * `sizeof` the response struct.
+   */
+  size_t response_size;
+  /**
+   * `_Alignof` the response struct (0 means 1).
+   */
+  size_t response_align;
+  /**
+   * Requests that can wait (service), responses in flight (client); 0: 64.
+   */
+  uint32_t capacity;
+} rb_service_options;
+
+/**
+ * Answers one request: reads `request` (the request type's size) and writes the answer
+ * into `response` (the response type's size, zeroed). `context` is what was given to
+ * `rb_service_serve_once`. It must return normally (no `longjmp` out of it).
+ */
+typedef void (*rb_service_handler)(void *context, const void *request, void *response);
 
 /**
  * One ready source: the key its `rb_waitset_attach_*` returned, what happened, and a
@@ -864,6 +927,91 @@ rb_status rb_queue_unlink(const rb_queue_consumer *consumer);
  * `consumer` is NULL or a consumer from `rb_queue_consumer_open` not closed yet.
  */
 void rb_queue_consumer_close(rb_queue_consumer *consumer);
+
+/**
+ * Serves the service `name` (one server at a time: another open fails with
+ * `RB_ERR_TOO_MANY` while it lives). On success `*out_service` is the service, to be
+ * closed with `rb_service_close` (which takes its request queue away: clients' calls
+ * then fail with `RB_ERR_SERVER_GONE` until a new server opens); on failure it is NULL.
+ *
+ * # Safety
+ * `node` is a live node; `name` a NUL-terminated string; `options` valid, with
+ * NUL-terminated type names; `out_service` writable.
+ */
+rb_status rb_service_open(const rb_node *node,
+                          const char *name,
+                          const rb_service_options *options,
+                          rb_service **out_service);
+
+/**
+ * Waits at most `timeout_ns` nanoseconds (negative: no limit) for requests, then answers
+ * every request that is ready with `handler(context, request, response)`; `*out_answered`
+ * says how many (0 after a timeout). A response whose client is gone is dropped.
+ *
+ * # Safety
+ * `service` is a live service; `handler` a function that reads `request_size` bytes at
+ * `request`, writes at most `response_size` bytes at `response` and returns normally;
+ * `out_answered` NULL or writable.
+ */
+rb_status rb_service_serve_once(rb_service *service,
+                                int64_t timeout_ns,
+                                rb_service_handler handler,
+                                void *context,
+                                size_t *out_answered);
+
+/**
+ * Responses dropped because their client was gone or did not read (NULL: 0).
+ *
+ * # Safety
+ * `service` is NULL or a live service.
+ */
+uint64_t rb_service_dropped(const rb_service *service);
+
+/**
+ * Stops serving (NULL: nothing): the request queue is removed, so calls fail with
+ * `RB_ERR_SERVER_GONE` until another server opens.
+ *
+ * # Safety
+ * `service` is NULL or a service from `rb_service_open` not closed yet.
+ */
+void rb_service_close(rb_service *service);
+
+/**
+ * Opens a client of the service `name`. Opening needs no server (a call without one fails
+ * with `RB_ERR_SERVER_GONE`), but the types must be the service's. On success
+ * `*out_client` is the client, to be closed with `rb_client_close`; on failure it is NULL.
+ *
+ * # Safety
+ * As `rb_service_open`, with `out_client` writable.
+ */
+rb_status rb_client_open(const rb_node *node,
+                         const char *name,
+                         const rb_service_options *options,
+                         rb_client **out_client);
+
+/**
+ * Sends `request` (`request_size` bytes) and waits at most `timeout_ns` nanoseconds (a
+ * negative value: no limit) for the answer, written into `response` (`response_size`
+ * bytes): `RB_OK`; `RB_TIMEOUT` (the server lives but did not answer in time; a late
+ * answer is dropped); or `RB_ERR_SERVER_GONE` (no server: none was started, or it exited
+ * or was killed; checked before sending and while waiting — start one and call again).
+ *
+ * # Safety
+ * `client` is a live client; `request` readable for `request_size` bytes; `response`
+ * writable for `response_size` bytes.
+ */
+rb_status rb_client_call(rb_client *client,
+                         const void *request,
+                         void *response,
+                         int64_t timeout_ns);
+
+/**
+ * Closes the client (NULL: nothing); its response queue goes with it.
+ *
+ * # Safety
+ * `client` is NULL or a client from `rb_client_open` not closed yet.
+ */
+void rb_client_close(rb_client *client);
 
 /**
  * Opens a subscriber on `topic` (created with `options` if it does not exist; NULL: all

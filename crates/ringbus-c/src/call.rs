@@ -14,9 +14,10 @@ pub enum rb_status {
     /// Done.
     RB_OK = 0,
     /// `rb_subscriber_take`: nothing new. `rb_semaphore_try_wait`: no free token.
+    /// `rb_queue_pop`: no command.
     RB_EMPTY = 1,
-    /// `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`: the
-    /// timeout expired.
+    /// `rb_subscriber_receive`, `rb_latch_wait`, `rb_semaphore_wait`, `rb_word_wait`,
+    /// `rb_queue_wait`, `rb_queue_push_timeout`, `rb_client_call`: the timeout expired.
     RB_TIMEOUT = 2,
     /// A NULL pointer, a string that is not UTF-8, a misaligned word, or a call out of order
     /// (a second loan, a publish without a loan, a publish longer than its loan).
@@ -56,11 +57,15 @@ pub enum rb_status {
     /// create the topic with a larger `pool_bytes`, or keep fewer messages in flight.
     RB_ERR_POOL_BUDGET = -17,
     /// A reliable subscriber has not taken the message a loan would overwrite, and the
-    /// publisher's `when_full` said not to wait (longer).
+    /// publisher's `when_full` said not to wait (longer). `rb_queue_push`: the queue is
+    /// full (nothing pushed).
     RB_ERR_FULL = -18,
     /// Opening waited longer than its open timeout for another process holding the topic's
     /// or queue's lock (one stopped by Ctrl-Z or a debugger while it joined or left).
     RB_ERR_LOCK_TIMED_OUT = -19,
+    /// `rb_client_call`: no server serves the service (none was started, or it exited or
+    /// was killed). Start one and call again; the client finds it by name.
+    RB_ERR_SERVER_GONE = -20,
     /// A bug in ringbus; the message says where.
     RB_ERR_PANIC = -99,
 }

@@ -7,8 +7,8 @@
 //! values and every pointer argument is checked for NULL. Shared-memory words need no
 //! handle at all: `rb_word_wait` and `rb_word_wake` take the word's address. A wait set
 //! belongs to the thread that opened it. Nodes, latches and semaphores
-//! may be used by several threads at once; publishers, subscribers, samples and queue
-//! producers and consumers by one at a time.
+//! may be used by several threads at once; publishers, subscribers, samples, queue
+//! producers and consumers, services and clients by one at a time.
 
 #![allow(non_camel_case_types)]
 
@@ -17,6 +17,7 @@ mod node;
 mod objects;
 mod publisher;
 mod queue;
+mod service;
 mod subscriber;
 mod waitset;
 mod words;
@@ -37,6 +38,10 @@ pub use queue::{
     rb_queue_options, rb_queue_pop, rb_queue_pop_batch, rb_queue_producer, rb_queue_producer_close,
     rb_queue_producer_open, rb_queue_producers, rb_queue_push, rb_queue_push_batch, rb_queue_push_timeout,
     rb_queue_unlink, rb_queue_wait,
+};
+pub use service::{
+    rb_client, rb_client_call, rb_client_close, rb_client_open, rb_service, rb_service_close, rb_service_dropped,
+    rb_service_handler, rb_service_open, rb_service_options, rb_service_serve_once,
 };
 pub use subscriber::{
     rb_sample, rb_sample_array, rb_sample_data, rb_sample_len, rb_sample_release, rb_sample_timestamp_ns,
@@ -64,6 +69,8 @@ const _: fn() = || {
     send::<rb_semaphore>();
     send::<rb_queue_producer>();
     send::<rb_queue_consumer>();
+    send::<rb_service>();
+    send::<rb_client>();
     sync::<rb_node>();
     sync::<rb_latch>();
     sync::<rb_semaphore>();

@@ -351,3 +351,87 @@ fn rust_and_c_share_a_queue_both_ways() {
     assert!(c_producer.wait().unwrap().success());
     consumer.unlink();
 }
+
+/// tests/c/service.c, compiled once for every test that runs it.
+fn service_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| compile(&crate_dir().join("tests/c/service.c"), "service"))
+}
+
+/// The C test's request and response as a Rust program declares them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C)]
+struct PlanRequest {
+    goal: [f64; 2],
+    id: u32,
+}
+// SAFETY: repr(C) of floats and a u32, then padding that carries no meaning.
+unsafe impl ringbus::Pod for PlanRequest {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)]
+struct PlanResponse {
+    steps: u64,
+    id: u32,
+}
+// SAFETY: as PlanRequest's.
+unsafe impl ringbus::Pod for PlanResponse {}
+
+fn steps_for(r: &PlanRequest) -> u64 {
+    (r.goal[0] * 10.0 + r.goal[1]) as u64 + r.id as u64
+}
+
+/// Starts the C server of tests/c/service.c and waits until it serves.
+fn c_server(root: &TestRoot, count: &str) -> (std::process::Child, impl Iterator<Item = String>) {
+    let mut child =
+        c_program(service_program()).args(["serve", root.path(), count]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines().map(|l| l.unwrap());
+    assert_eq!(lines.next().unwrap(), "ready", "the server did not start");
+    (child, lines)
+}
+
+#[test]
+fn bad_service_calls_fail_with_their_status_and_a_message() {
+    let root = TestRoot::new("service-errors");
+    assert_eq!(run(service_program(), &["errors", root.path()]), "errors ok\n");
+}
+
+#[test]
+fn a_c_client_calls_a_c_server_in_another_process() {
+    let root = TestRoot::new("service-processes");
+    let (mut server, mut lines) = c_server(&root, "500");
+    run(service_program(), &["call", root.path(), "500"]);
+    assert_eq!(lines.next().unwrap(), "served 500");
+    assert!(server.wait().unwrap().success());
+}
+
+/// A Rust client calls the C server, then the C client calls a Rust server: the Rust side
+/// names its types as C does.
+#[test]
+fn rust_and_c_call_each_other() {
+    use ringbus::service::{Client, Server};
+    let root = TestRoot::new("service-rust");
+    let node = ringbus::Node::with_root("rust", &root.0).unwrap();
+    let names = ("test.plan_request", "test.plan_response");
+    let (mut c, mut lines) = c_server(&root, "200");
+    let mut client =
+        Client::<PlanRequest, PlanResponse>::with_type_names(&node, "c/plan", 8, names.0, names.1).unwrap();
+    for id in 0..200 {
+        let request = PlanRequest { goal: [id as f64, 0.5], id };
+        let response = client.call(request, std::time::Duration::from_secs(30)).unwrap();
+        assert_eq!(response, PlanResponse { steps: steps_for(&request), id });
+    }
+    assert_eq!(lines.next().unwrap(), "served 200");
+    assert!(c.wait().unwrap().success());
+
+    let mut server =
+        Server::<PlanRequest, PlanResponse>::with_type_names(&node, "c/plan", 64, names.0, names.1).unwrap();
+    let mut c_client = c_program(service_program()).args(["call", root.path(), "200"]).spawn().unwrap();
+    let mut served = 0;
+    while served < 200 {
+        served += server
+            .serve_once(Some(std::time::Duration::from_secs(30)), |r| PlanResponse { steps: steps_for(r), id: r.id })
+            .unwrap();
+    }
+    assert!(c_client.wait().unwrap().success());
+}

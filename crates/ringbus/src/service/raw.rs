@@ -194,7 +194,9 @@ pub struct RawClient {
     next: u64,
     request: Envelope,
     response: Envelope,
-    requests: Producer<RawCommand>,
+    /// The request queue of the server last found alive; `None` before the first. A client
+    /// never creates the request queue: that is the server's, with its capacity.
+    requests: Option<Producer<RawCommand>>,
     responses: Consumer<RawCommand>,
 }
 
@@ -210,28 +212,26 @@ impl RawClient {
     ) -> Result<RawClient, OpenError> {
         let (request, response) = (Envelope::of(request)?, Envelope::of(response)?);
         let id = crate::sys::random::u64().map_err(crate::error::io_err("draw a client id in", node.root_path()))?;
-        let requests = node.raw_queue(&requests_name(service), request.command.clone()).mpsc().producer()?;
+        // An existing request queue of other types is refused now, not at the first call.
+        let requests = node.raw_queue(&requests_name(service), request.command.clone()).mpsc().existing_producer()?;
         let responses =
             node.raw_queue(&responses_name(service, id), response.command.clone()).capacity(capacity).consumer()?;
         let (node, service) = (node.clone(), service.to_string());
         Ok(RawClient { node, service, id, next: 0, request, response, requests, responses })
     }
 
-    /// Whether a server is alive: the one this client knew, or a new one that recreated
-    /// the request queue after the old one left (whose queue this client then uses).
-    fn server_alive(&mut self) -> bool {
-        if self.requests.consumer_alive() {
-            return true;
-        }
-        let name = requests_name(&self.service);
-        match self.node.raw_queue(&name, self.request.command.clone()).mpsc().existing_producer() {
-            Ok(Some(requests)) if requests.consumer_alive() => {
-                self.requests = requests;
-                true
+    /// The request queue of a live server: the one this client knew, or that of a new one
+    /// (started after the old one left, or after this client), found by name.
+    fn live_server(&mut self) -> Option<&mut Producer<RawCommand>> {
+        if !self.requests.as_ref().is_some_and(|r| r.consumer_alive()) {
+            let name = requests_name(&self.service);
+            match self.node.raw_queue(&name, self.request.command.clone()).mpsc().existing_producer() {
+                Ok(Some(requests)) if requests.consumer_alive() => self.requests = Some(requests),
+                // No server, or a queue that cannot be opened: the server is what is missing.
+                _ => return None,
             }
-            // No server, or a queue that cannot be opened: the server is what is missing.
-            _ => false,
         }
+        self.requests.as_mut()
     }
 
     /// Sends `request` (a body of the request type's size) and waits at most `timeout`
@@ -246,11 +246,11 @@ impl RawClient {
         self.request.address(&mut envelope, self.next, self.id);
         self.request.body_mut(&mut envelope).copy_from_slice(request);
         loop {
-            if !self.server_alive() {
-                return Err(CallError::ServerGone);
-            }
             let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
-            match self.requests.push_bytes_timeout(&envelope, Some(slice)) {
+            let Some(requests) = self.live_server() else {
+                return Err(CallError::ServerGone);
+            };
+            match requests.push_bytes_timeout(&envelope, Some(slice)) {
                 Ok(()) => break,
                 Err(PushError::Full(())) if Instant::now() >= deadline => return Err(CallError::Timeout),
                 Err(PushError::Full(())) => {}
@@ -270,7 +270,8 @@ impl RawClient {
             if left.is_zero() {
                 return Err(CallError::Timeout);
             }
-            if !self.responses.wait(Some(left.min(LIVENESS_CHECK))) && !self.requests.consumer_alive() {
+            let server_alive = || self.requests.as_ref().is_some_and(|r| r.consumer_alive());
+            if !self.responses.wait(Some(left.min(LIVENESS_CHECK))) && !server_alive() {
                 // The request went to the server that left; a new one never saw it.
                 return Err(CallError::ServerGone);
             }
@@ -280,6 +281,11 @@ impl RawClient {
     /// This client's id (the server's responses are addressed to it).
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Bytes of a request body and of a response body.
+    pub fn body_sizes(&self) -> (usize, usize) {
+        (self.request.body_size, self.response.body_size)
     }
 }
 
