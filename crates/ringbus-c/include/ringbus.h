@@ -216,7 +216,8 @@ typedef uint32_t rb_wake;
  */
 typedef enum {
   /**
-   * The subscriber may have data: `rb_subscriber_take` until `RB_EMPTY`.
+   * The subscriber may have data: `rb_subscriber_take` until `RB_EMPTY`. For a queue's
+   * consumer: a command is ready; `rb_queue_pop` until `RB_EMPTY`.
    */
   RB_EVENT_DATA = 1,
   /**
@@ -1147,6 +1148,20 @@ rb_status rb_waitset_open(rb_waitset **out_waitset);
 rb_status rb_waitset_attach_subscriber(rb_waitset *ws,
                                        const rb_subscriber *subscriber,
                                        uint64_t *out_key);
+
+/**
+ * Wakes when a command is ready for `consumer` (of a queue opened with
+ * `RB_WAKE_ON_DATA`: `RB_ERR_POLLING_ONLY` otherwise), as `RB_EVENT_DATA`. The consumer
+ * stays usable; pop until `RB_EMPTY`. Do not also `rb_queue_wait` on it while the wait
+ * set sleeps.
+ *
+ * # Safety
+ * `ws` is a live wait set; `consumer` a live consumer not used by another thread during
+ * the call; `out_key` writable.
+ */
+rb_status rb_waitset_attach_queue(rb_waitset *ws,
+                                  const rb_queue_consumer *consumer,
+                                  uint64_t *out_key);
 
 /**
  * Wakes when the 32-bit word at `word` differs from `expected` (`RB_EVENT_WORD`, with the

@@ -50,9 +50,9 @@ pub use subscriber::{
 };
 pub use waitset::{
     rb_event, rb_event_kind, rb_waitset, rb_waitset_attach_deadline, rb_waitset_attach_fd, rb_waitset_attach_interval,
-    rb_waitset_attach_latch, rb_waitset_attach_semaphore, rb_waitset_attach_subscriber, rb_waitset_attach_word,
-    rb_waitset_backend, rb_waitset_close, rb_waitset_detach, rb_waitset_fd, rb_waitset_open, rb_waitset_wait,
-    RB_FD_HANGUP, RB_FD_READABLE, RB_FD_WRITABLE,
+    rb_waitset_attach_latch, rb_waitset_attach_queue, rb_waitset_attach_semaphore, rb_waitset_attach_subscriber,
+    rb_waitset_attach_word, rb_waitset_backend, rb_waitset_close, rb_waitset_detach, rb_waitset_fd, rb_waitset_open,
+    rb_waitset_wait, RB_FD_HANGUP, RB_FD_READABLE, RB_FD_WRITABLE,
 };
 pub use words::{rb_word_wait, rb_word_wake};
 

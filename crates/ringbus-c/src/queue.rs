@@ -15,7 +15,7 @@ use std::ffi::{c_char, c_void};
 pub struct rb_queue_producer(Producer<RawCommand>);
 
 /// Pops commands from a queue (its only consumer). One thread at a time.
-pub struct rb_queue_consumer(Consumer<RawCommand>);
+pub struct rb_queue_consumer(pub(crate) Consumer<RawCommand>);
 
 /// How many producers a queue takes (`rb_queue_options::producers`).
 #[repr(u32)]

@@ -12,6 +12,7 @@
 
 use crate::call::{guard, handle, out, shared, timeout, Failure};
 use crate::objects::{rb_latch, rb_semaphore};
+use crate::queue::rb_queue_consumer;
 use crate::rb_status;
 use crate::subscriber::rb_subscriber;
 use crate::words::word_at;
@@ -34,7 +35,8 @@ pub const RB_FD_HANGUP: u32 = 4;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum rb_event_kind {
-    /// The subscriber may have data: `rb_subscriber_take` until `RB_EMPTY`.
+    /// The subscriber may have data: `rb_subscriber_take` until `RB_EMPTY`. For a queue's
+    /// consumer: a command is ready; `rb_queue_pop` until `RB_EMPTY`.
     RB_EVENT_DATA = 1,
     /// The word changed; `value` is its new value (the next wait waits for it to change again).
     RB_EVENT_WORD = 2,
@@ -217,6 +219,29 @@ pub unsafe extern "C" fn rb_waitset_attach_subscriber(
         attach(ws, out_key, |set| {
             let subscriber = subscriber.as_ref().ok_or_else(|| Failure::invalid("subscriber is NULL"))?;
             Ok((set.attach_subscriber(&subscriber.0)?.keep(), None, None))
+        })
+    }
+}
+
+/// Wakes when a command is ready for `consumer` (of a queue opened with
+/// `RB_WAKE_ON_DATA`: `RB_ERR_POLLING_ONLY` otherwise), as `RB_EVENT_DATA`. The consumer
+/// stays usable; pop until `RB_EMPTY`. Do not also `rb_queue_wait` on it while the wait
+/// set sleeps.
+///
+/// # Safety
+/// `ws` is a live wait set; `consumer` a live consumer not used by another thread during
+/// the call; `out_key` writable.
+#[no_mangle]
+pub unsafe extern "C" fn rb_waitset_attach_queue(
+    ws: *mut rb_waitset,
+    consumer: *const rb_queue_consumer,
+    out_key: *mut u64,
+) -> rb_status {
+    // SAFETY: the caller's contract.
+    unsafe {
+        attach(ws, out_key, |set| {
+            let consumer = consumer.as_ref().ok_or_else(|| Failure::invalid("consumer is NULL"))?;
+            Ok((set.attach_queue(&consumer.0)?.keep(), None, None))
         })
     }
 }

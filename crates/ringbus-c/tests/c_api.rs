@@ -295,10 +295,15 @@ fn queue_check(producer: u64, sequence: u64) -> u32 {
 }
 
 /// Starts the C consumer of tests/c/queue.c and waits until it has opened the queue.
-fn c_consumer(root: &TestRoot, producers: &str, count: &str) -> (std::process::Child, impl Iterator<Item = String>) {
+/// (`mode`: `consume`, or `consume-waitset` to sleep in a wait set.)
+fn c_consumer(
+    root: &TestRoot,
+    mode: &str,
+    producers: &str,
+    count: &str,
+) -> (std::process::Child, impl Iterator<Item = String>) {
     let exe = queue_program();
-    let mut child =
-        c_program(exe).args(["consume", root.path(), producers, count]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = c_program(exe).args([mode, root.path(), producers, count]).stdout(Stdio::piped()).spawn().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines().map(|l| l.unwrap());
     assert_eq!(lines.next().unwrap(), "ready", "the consumer did not start");
     (child, lines)
@@ -310,18 +315,23 @@ fn bad_queue_calls_fail_with_their_status_and_a_message() {
     assert_eq!(run(queue_program(), &["errors", root.path()]), "errors ok\n");
 }
 
+/// Three C producers and a C consumer, which sleeps in `rb_queue_wait`, then in a wait set.
 #[test]
 fn c_producers_and_a_c_consumer_share_an_mpsc_queue() {
-    let root = TestRoot::new("queue-processes");
-    let (mut consumer, mut lines) = c_consumer(&root, "3", "3000");
-    let producers: Vec<_> = (0..3)
-        .map(|id| c_program(queue_program()).args(["produce", root.path(), &id.to_string(), "3000"]).spawn().unwrap())
-        .collect();
-    for mut p in producers {
-        assert!(p.wait().unwrap().success(), "a producer failed");
+    for mode in ["consume", "consume-waitset"] {
+        let root = TestRoot::new(&format!("queue-{mode}"));
+        let (mut consumer, mut lines) = c_consumer(&root, mode, "3", "3000");
+        let producers: Vec<_> = (0..3)
+            .map(|id| {
+                c_program(queue_program()).args(["produce", root.path(), &id.to_string(), "3000"]).spawn().unwrap()
+            })
+            .collect();
+        for mut p in producers {
+            assert!(p.wait().unwrap().success(), "a producer failed");
+        }
+        assert_eq!(lines.next().unwrap(), "consumed 9000", "{mode}");
+        assert!(consumer.wait().unwrap().success());
     }
-    assert_eq!(lines.next().unwrap(), "consumed 9000");
-    assert!(consumer.wait().unwrap().success());
 }
 
 /// A Rust producer feeds the C consumer, then a C producer feeds a Rust consumer: both
@@ -331,7 +341,7 @@ fn rust_and_c_share_a_queue_both_ways() {
     let root = TestRoot::new("queue-rust");
     let node = ringbus::Node::with_root("rust", &root.0).unwrap();
     let queue = || node.queue::<QueueCommand>("c/commands").type_name("test.command").capacity(64).mpsc();
-    let (mut consumer, mut lines) = c_consumer(&root, "1", "500");
+    let (mut consumer, mut lines) = c_consumer(&root, "consume", "1", "500");
     let mut producer = queue().producer().unwrap();
     for sequence in 0..500 {
         let command = QueueCommand { producer: 0, sequence, check: queue_check(0, sequence) };

@@ -1,6 +1,8 @@
 /* Driven by tests/c_api.rs: command queues from C.
  * `consume ROOT PRODUCERS COUNT` pops PRODUCERS × COUNT commands of an MPSC queue, checking
  *   each producer's are in order and intact; prints "ready", then "consumed N".
+ * `consume-waitset ROOT PRODUCERS COUNT` does the same, sleeping in a wait set that also
+ *   watches a pipe nobody writes to.
  * `produce ROOT ID COUNT` pushes COUNT commands as producer ID (one at a time and in
  *   batches, waiting for room when full).
  * `errors ROOT` checks that bad calls fail with the right status and a message. */
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "ringbus.h"
 #include "check.h"
 
@@ -32,20 +35,42 @@ static rb_queue_options options(void) {
     return o;
 }
 
-static int consume(const char *root, uint64_t producers, uint64_t count) {
+/* Sleeps until a command is ready: in rb_queue_wait, or in the wait set `ws` if given. */
+static void wait_for_commands(rb_queue_consumer *consumer, rb_waitset *ws, uint64_t key, uint64_t got) {
+    if (!ws) {
+        CHECK(rb_queue_wait(consumer, 30000000000LL) == RB_OK, "no command within 30 s after %llu",
+              (unsigned long long)got);
+        return;
+    }
+    rb_event events[4];
+    size_t n = 0;
+    OK(rb_waitset_wait(ws, 30000000000LL, events, 4, &n));
+    CHECK(n > 0, "no event within 30 s after %llu", (unsigned long long)got);
+    for (size_t i = 0; i < n; i++) CHECK(events[i].key == key && events[i].kind == RB_EVENT_DATA, "an event of the queue");
+}
+
+static int consume(const char *root, uint64_t producers, uint64_t count, int use_waitset) {
     rb_node *node;
     OK(rb_node_open("c-consumer", root, &node));
     rb_queue_options o = options();
     rb_queue_consumer *consumer;
     OK(rb_queue_consumer_open(node, "c/commands", &o, &consumer));
+    rb_waitset *ws = NULL;
+    uint64_t key = 0, pipe_key = 0;
+    int quiet[2];
+    if (use_waitset) {
+        CHECK(pipe(quiet) == 0, "pipe");
+        OK(rb_waitset_open(&ws));
+        OK(rb_waitset_attach_queue(ws, consumer, &key));
+        OK(rb_waitset_attach_fd(ws, quiet[0], RB_FD_READABLE, &pipe_key));
+    }
     printf("ready\n");
     fflush(stdout);
     uint64_t next[16] = {0}, got = 0;
     CHECK(producers <= 16, "at most 16 producers");
     command_t batch[8];
     while (got < producers * count) {
-        rb_status waited = rb_queue_wait(consumer, 30000000000LL);
-        CHECK(waited == RB_OK, "no command within 30 s after %llu", (unsigned long long)got);
+        wait_for_commands(consumer, ws, key, got);
         size_t n = 0;
         OK(rb_queue_pop_batch(consumer, batch, 8, &n));
         for (size_t i = 0; i < n; i++) {
@@ -62,6 +87,11 @@ static int consume(const char *root, uint64_t producers, uint64_t count) {
     expect(rb_queue_pop(consumer, &none), RB_EMPTY, "a pop of an empty queue", NULL);
     CHECK(rb_queue_abandoned(consumer) == 0, "nothing abandoned");
     printf("consumed %llu\n", (unsigned long long)got);
+    if (ws) {
+        OK(rb_waitset_close(ws));
+        close(quiet[0]);
+        close(quiet[1]);
+    }
     OK(rb_queue_unlink(consumer));
     rb_queue_consumer_close(consumer);
     rb_node_close(node);
@@ -146,6 +176,18 @@ static int errors(const char *root) {
     CHECK(out.producer == 1 && out.sequence == 2 && out.check == 3, "the command as pushed");
     CHECK(!rb_queue_consumer_alive(NULL), "NULL: false");
     CHECK(rb_queue_abandoned(NULL) == 0, "NULL: 0");
+    rb_waitset *ws;
+    uint64_t key;
+    OK(rb_waitset_open(&ws));
+    expect(rb_waitset_attach_queue(ws, NULL, &key), RB_ERR_INVALID_ARGUMENT, "a NULL consumer", "consumer is NULL");
+    rb_queue_options polled = o;
+    polled.wake = RB_WAKE_NEVER;
+    rb_queue_consumer *poller;
+    OK(rb_queue_consumer_open(node, "polled", &polled, &poller));
+    expect(rb_waitset_attach_queue(ws, poller, &key), RB_ERR_POLLING_ONLY, "a polling queue in a wait set", NULL);
+    OK(rb_queue_unlink(poller));
+    rb_queue_consumer_close(poller);
+    OK(rb_waitset_close(ws));
     OK(rb_queue_unlink(consumer));
     rb_queue_producer_close(producer);
     rb_queue_consumer_close(consumer);
@@ -156,9 +198,11 @@ static int errors(const char *root) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 5 && !strcmp(argv[1], "consume")) return consume(argv[2], strtoull(argv[3], 0, 10), strtoull(argv[4], 0, 10));
+    if (argc == 5 && !strcmp(argv[1], "consume")) return consume(argv[2], strtoull(argv[3], 0, 10), strtoull(argv[4], 0, 10), 0);
+    if (argc == 5 && !strcmp(argv[1], "consume-waitset"))
+        return consume(argv[2], strtoull(argv[3], 0, 10), strtoull(argv[4], 0, 10), 1);
     if (argc == 5 && !strcmp(argv[1], "produce")) return produce(argv[2], strtoull(argv[3], 0, 10), strtoull(argv[4], 0, 10));
     if (argc == 3 && !strcmp(argv[1], "errors")) return errors(argv[2]);
-    fprintf(stderr, "usage: queue consume ROOT PRODUCERS COUNT | produce ROOT ID COUNT | errors ROOT\n");
+    fprintf(stderr, "usage: queue consume|consume-waitset ROOT PRODUCERS COUNT | produce ROOT ID COUNT | errors ROOT\n");
     return 2;
 }

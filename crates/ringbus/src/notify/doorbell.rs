@@ -68,19 +68,32 @@ impl Doorbell<'_> {
         if self.polling {
             return poll(ready, timeout);
         }
-        self.sleepers.fetch_or(me, Ordering::Relaxed);
-        // Pairs with the fence in `ring`.
-        fence(Ordering::SeqCst);
-        // Acquire: pairs with the Release bump in `ring`.
-        let seen = self.word.load(Ordering::Acquire);
+        let seen = self.register(me);
         let found = ready();
         if !found {
             // Woken, timed out, or the word moved: the caller looks again either way.
             let _: FutexWait = futex::wait(self.word, seen, timeout);
         }
-        // Release: orders the look above before a ringer can see us gone.
-        self.sleepers.fetch_and(!me, Ordering::Release);
+        self.unregister(me);
         found
+    }
+
+    /// Waiter side, first half: sets bit `me` among the sleepers and returns the word to
+    /// sleep on. The caller then looks for what it waits for, sleeps only while the word
+    /// still holds the value returned, and [`Doorbell::unregister`]s — what `wait` does, and
+    /// what a wait set does for a queue among its other sources.
+    pub(crate) fn register(&self, me: u64) -> u32 {
+        self.sleepers.fetch_or(me, Ordering::Relaxed);
+        // Pairs with the fence in `ring`.
+        fence(Ordering::SeqCst);
+        // Acquire: pairs with the Release bump in `ring`.
+        self.word.load(Ordering::Acquire)
+    }
+
+    /// Waiter side, last half: clears bit `me`.
+    pub(crate) fn unregister(&self, me: u64) {
+        // Release: orders the look before a ringer can see us gone.
+        self.sleepers.fetch_and(!me, Ordering::Release);
     }
 
     /// Clears bit `me`, left set by a waiter of this role that died asleep. Only the new

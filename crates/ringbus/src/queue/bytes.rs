@@ -105,7 +105,7 @@ impl Producer<RawCommand> {
         let size = h.view.command_bytes();
         let count = whole_commands(commands.len(), size)?;
         let positions = h.view.producer_positions(self.entry);
-        let n = self.side.push_with(positions, &h.view, count, |slot, run| {
+        let n = self.side.push_with(positions, &*h.view, count, |slot, run| {
             h.view.write_bytes(slot, &commands[run.start * size..run.end * size]);
         })?;
         if n > 0 {
@@ -186,7 +186,7 @@ impl Consumer<RawCommand> {
     fn pop_bytes_once(&mut self, out: &mut [u8], count: usize) -> Result<usize, QueueError> {
         let view = &self.handle.view;
         let size = view.command_bytes();
-        let n = self.side.pop_with(view.positions(), view, count, |slot, run| {
+        let n = self.side.pop_with(view.positions(), &**view, count, |slot, run| {
             view.read_bytes(slot, &mut out[run.start * size..run.end * size]);
         })?;
         Ok(n)

@@ -264,6 +264,16 @@ impl<T: Pod> Consumer<T> {
 }
 
 impl<T> Consumer<T> {
+    /// Whether the queue's waiters sleep (`OnData`) or poll (`Never`), fixed at creation.
+    pub fn wake_mode(&self) -> crate::Wake {
+        self.handle.config.wake()
+    }
+
+    /// The queue's words, for a wait set.
+    pub(crate) fn view(&self) -> std::sync::Arc<crate::shm::queue::QueueView> {
+        self.handle.view.clone()
+    }
+
     /// Waits until a command is ready, at most `timeout` (`None`: forever). Returns
     /// whether one is. Sleeps in the kernel only if the queue is empty; producers see it
     /// asleep and wake it. In a [`Wake::Never`](crate::Wake::Never) queue it polls: a short
@@ -272,10 +282,10 @@ impl<T> Consumer<T> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             let h = &self.handle;
-            if self.side.has_data(h.view.positions(), &h.view) {
+            if self.side.has_data(h.view.positions(), &*h.view) {
                 return true;
             }
-            let stalled = self.side.stalled(h.view.positions(), &h.view);
+            let stalled = self.side.stalled(h.view.positions(), &*h.view);
             let mut left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
             if left == Some(Duration::ZERO) {
                 return false;
@@ -285,7 +295,7 @@ impl<T> Consumer<T> {
                 left = Some(left.map_or(STALL_GRACE, |l| l.min(STALL_GRACE)));
             }
             let side = &self.side;
-            h.view.data_bell().wait(ONLY_SLEEPER, || side.has_data(h.view.positions(), &h.view), left);
+            h.view.data_bell().wait(ONLY_SLEEPER, || side.has_data(h.view.positions(), &*h.view), left);
             if stalled {
                 // A corrupt tail is reported by the pop that follows.
                 let _ = self.skip_abandoned();
@@ -298,7 +308,7 @@ impl<T> Consumer<T> {
     /// whether it skipped any.
     pub(super) fn skip_abandoned(&mut self) -> Result<bool, QueueError> {
         let h = &self.handle;
-        if !self.side.stalled(h.view.positions(), &h.view) {
+        if !self.side.stalled(h.view.positions(), &*h.view) {
             self.stall = None;
             return Ok(false);
         }
@@ -312,7 +322,7 @@ impl<T> Consumer<T> {
             }
         }
         self.stall = None;
-        let skipped = self.side.skip_abandoned(h.view.positions(), &h.view, || h.live_claim_floor())?;
+        let skipped = self.side.skip_abandoned(h.view.positions(), &*h.view, || h.live_claim_floor())?;
         self.abandoned += skipped;
         Ok(skipped > 0)
     }

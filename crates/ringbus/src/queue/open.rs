@@ -54,13 +54,14 @@ pub(super) struct QueueHandle {
     pub name: String,
     pub path: PathBuf,
     pub file: File,
-    pub view: QueueView,
+    /// Shared with the wait sets the consumer is attached to.
+    pub view: std::sync::Arc<QueueView>,
     pub config: QueueConfig,
 }
 
 impl QueueHandle {
     fn new(name: String, path: PathBuf, file: File, region: Region, config: QueueConfig) -> QueueHandle {
-        QueueHandle { name, path, file, view: QueueView::new(region, &config), config }
+        QueueHandle { name, path, file, view: std::sync::Arc::new(QueueView::new(region, &config)), config }
     }
 }
 

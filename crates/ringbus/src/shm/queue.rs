@@ -246,6 +246,8 @@ pub(crate) struct QueueView {
     mask: usize,
     /// [`Wake::Never`]: the doorbells are never rung and waiters poll.
     polling: bool,
+    /// Several producers: a slot's mark says whether its command is written.
+    mpsc: bool,
     /// The mapping every pointer above points into: owned here, so it outlives them (its
     /// address does not change when the view moves).
     _region: Region,
@@ -279,6 +281,7 @@ impl QueueView {
             command_bytes: config.type_size as usize,
             mask: config.capacity as usize - 1,
             polling: config.wake() == Wake::Never,
+            mpsc: config.mode() == Mode::Mpsc,
             _region: region,
         }
     }
@@ -320,6 +323,22 @@ impl QueueView {
     fn bell(&self, words: &(NonNull<AtomicU32>, NonNull<AtomicU64>)) -> Doorbell<'_> {
         // SAFETY: as in `positions`.
         unsafe { Doorbell { word: words.0.as_ref(), sleepers: words.1.as_ref(), polling: self.polling } }
+    }
+
+    /// Whether a command is ready at the consumer's head as shared memory says (for a wait
+    /// set, which has no consumer side: the consumer publishes its head after every pop).
+    /// A hostile head can only make it wrong — a spurious wake-up, or a look that finds
+    /// nothing — never unsafe.
+    #[cfg(not(loom))]
+    pub(crate) fn command_ready(&self) -> bool {
+        let positions = self.positions();
+        // Relaxed: only the consumer writes it, and a wait set runs on its thread.
+        let head = positions.head.load(Ordering::Relaxed);
+        match self.mpsc {
+            // Acquire: pairs with the producer's Release tail store / mark.
+            false => positions.tail.load(Ordering::Acquire) > head,
+            true => self.mark(head as usize & self.mask).load(Ordering::Acquire) == head.wrapping_add(1),
+        }
     }
 
     /// The doorbell the consumer sleeps on.

@@ -54,7 +54,8 @@ impl Interest {
 /// What became ready.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
-    /// The subscriber may have data: `take` until it returns `None`.
+    /// The subscriber may have data: `take` until it returns `None`. For a queue's
+    /// consumer: a command is ready; pop until `None`.
     Data,
     /// The word changed; its new value (the next wait waits for it to change again).
     Word(u32),
@@ -321,6 +322,17 @@ impl<'a> WaitSet<'a> {
             return Err(WaitSetError::PollingOnly);
         }
         self.attach(Source::Subscriber(subscriber.core().clone()))
+    }
+
+    /// Wakes when a command is ready for `consumer` (of a queue created with
+    /// `Wake::OnData`). The consumer stays usable: on [`EventKind::Data`], pop from it until
+    /// `None`. Do not also wait on it elsewhere (`Consumer::wait` in another thread) while
+    /// the wait set sleeps on it: both would sleep as the queue's one consumer.
+    pub fn attach_queue<T>(&self, consumer: &crate::Consumer<T>) -> Result<Attachment<'_, 'a>, WaitSetError> {
+        if consumer.wake_mode() == crate::Wake::Never {
+            return Err(WaitSetError::PollingOnly);
+        }
+        self.attach(Source::Queue(consumer.view()))
     }
 
     /// Wakes when `word` differs from `expected` — any `AtomicU32` in memory shared with

@@ -4,6 +4,7 @@
 use super::{EventKind, Interest};
 use crate::notify::latch::LatchWord;
 use crate::pubsub::subscriber_core::SubscriberCore;
+use crate::shm::queue::{QueueView, ONLY_SLEEPER};
 use crate::sys::futex::WaitvEntry;
 use crate::{Latch, Semaphore};
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -13,6 +14,8 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub(crate) enum Source<'a> {
     Subscriber(Arc<SubscriberCore>),
+    /// A queue's consumer: ready when a command is at its head.
+    Queue(Arc<QueueView>),
     /// Ready when the word differs from `expected`; `expected` then becomes what was seen.
     Word {
         word: &'a AtomicU32,
@@ -46,6 +49,8 @@ pub(crate) enum Registration {
     Topic(Arc<SubscriberCore>),
     /// Counted in a semaphore's sleepers.
     Semaphore(Semaphore),
+    /// The consumer's bit among a queue's data sleepers.
+    Queue(Arc<QueueView>),
     /// Nothing (a word, or a latch whose waiters bit heals itself).
     Nothing,
 }
@@ -55,6 +60,7 @@ impl Registration {
         match self {
             Registration::Topic(core) => core.unregister_sleeper(),
             Registration::Semaphore(s) => s.words().unregister(),
+            Registration::Queue(view) => view.data_bell().unregister(ONLY_SLEEPER),
             Registration::Nothing => {}
         }
     }
@@ -77,7 +83,10 @@ pub(crate) enum Armed {
 
 impl Source<'_> {
     pub(crate) fn is_memory(&self) -> bool {
-        matches!(self, Source::Subscriber(_) | Source::Word { .. } | Source::Latch(_) | Source::Semaphore(_))
+        matches!(
+            self,
+            Source::Subscriber(_) | Source::Queue(_) | Source::Word { .. } | Source::Latch(_) | Source::Semaphore(_)
+        )
     }
 
     /// The fd to watch and its `poll` events, for fd-backed sources.
@@ -93,6 +102,7 @@ impl Source<'_> {
     pub(crate) fn check(&mut self) -> Option<EventKind> {
         match self {
             Source::Subscriber(core) => core.sleep_value().is_none().then_some(EventKind::Data),
+            Source::Queue(view) => view.command_ready().then_some(EventKind::Data),
             Source::Word { word, expected } => {
                 // Acquire: pairs with the Release store of whoever changed the word.
                 let now = word.load(Ordering::Acquire);
@@ -119,6 +129,17 @@ impl Source<'_> {
                     }
                     _ => {
                         core.unregister_sleeper();
+                        Armed::Ready(EventKind::Data)
+                    }
+                }
+            }
+            Source::Queue(view) => {
+                let bell = view.data_bell();
+                let seen = bell.register(ONLY_SLEEPER);
+                match view.command_ready() {
+                    false => Armed::Sleep(WaitvEntry::new(bell.word, seen), Registration::Queue(view.clone())),
+                    true => {
+                        bell.unregister(ONLY_SLEEPER);
                         Armed::Ready(EventKind::Data)
                     }
                 }
