@@ -1,5 +1,6 @@
 # libringbus_c.so as the imported target ringbus_c: RINGBUS_LIBRARY if given, else what
-# `cargo build -p ringbus-c` makes (run at every build; cargo does nothing when it is current).
+# `cargo build -p ringbus-c` makes (run at every build, as part of `all`: cargo does nothing
+# when the library is current).
 if(RINGBUS_LIBRARY)
   if(NOT EXISTS "${RINGBUS_LIBRARY}")
     message(FATAL_ERROR "RINGBUS_LIBRARY=${RINGBUS_LIBRARY} does not exist: build it with "
@@ -22,7 +23,7 @@ else()
     set(ringbus_target_dir "$ENV{CARGO_TARGET_DIR}")
   endif()
   set(ringbus_library "${ringbus_target_dir}/${ringbus_profile_dir}/libringbus_c.so")
-  add_custom_target(ringbus_cargo_build
+  add_custom_target(ringbus_cargo_build ALL
     COMMAND "${RINGBUS_CARGO}" build -p ringbus-c --locked --profile "${RINGBUS_CARGO_PROFILE}"
     WORKING_DIRECTORY "${RINGBUS_REPOSITORY}"
     BYPRODUCTS "${ringbus_library}"
