@@ -33,11 +33,18 @@ prefix=$(mktemp -d "${TMPDIR:-/tmp}/ringbus-cpp-install-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 
 # Examples run alone make a root of their own (/dev/shm/ringbus-example-PID) and remove it.
+# Each gets 60 s (they take well under one), then it is killed and the script fails.
 run_example() {
   local exe=$1
   env -u RINGBUS_ROOT "$exe" &
   local pid=$!
-  wait "$pid"
+  (sleep 60 && kill -9 "$pid" 2>/dev/null) &
+  local watchdog=$!
+  if ! wait "$pid"; then
+    kill "$watchdog" 2>/dev/null || true
+    echo "$exe failed (or ran over 60 s)"; exit 1
+  fi
+  kill "$watchdog" 2>/dev/null || true
   if [ -e "/dev/shm/ringbus-example-$pid" ]; then
     echo "$exe left /dev/shm/ringbus-example-$pid behind"; exit 1
   fi

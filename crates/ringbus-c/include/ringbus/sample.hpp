@@ -46,6 +46,7 @@ public:
     /// The message as elements of T. Throws ringbus::Error (RB_ERR_INVALID_ARGUMENT) if it
     /// is not a whole number of them, suitably aligned: the publisher sent another type.
     span<const T> array() const {
+        if (!sample_) throw Error(RB_ERR_INVALID_ARGUMENT, "this Sample is empty (moved from, or never taken): it has no message");
         const void* data = nullptr;
         std::size_t count = 0;
         rb_status status = rb_sample_array(sample_.get(), sizeof(T), alignof(T), &data, &count);

@@ -82,6 +82,14 @@ TEST_F(RootTest, moved_from_handles_are_empty_safe_and_refused) {
     EXPECT_FALSE(*taken);
     EXPECT_EQ(sample->seq, 9u);
     EXPECT_TRUE(taken->bytes().empty());  // an empty sample has no bytes
+    std::string message;
+    try {
+        (void)taken->value();
+    } catch (const ringbus::Error& e) {
+        EXPECT_EQ(e.status(), RB_ERR_INVALID_ARGUMENT);
+        message = e.what();
+    }
+    EXPECT_NE(message.find("empty"), std::string::npos) << message;
 }
 
 TEST_F(RootTest, move_assignment_closes_what_the_target_held) {
