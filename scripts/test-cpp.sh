@@ -38,7 +38,7 @@ run_example() {
   local exe=$1
   env -u RINGBUS_ROOT "$exe" &
   local pid=$!
-  (sleep 60 && kill -9 "$pid" 2>/dev/null) &
+  (for _ in $(seq 600); do sleep 0.1; done; kill -9 "$pid" 2>/dev/null) &  # killed, leaves no sleep behind
   local watchdog=$!
   if ! wait "$pid"; then
     kill "$watchdog" 2>/dev/null || true
