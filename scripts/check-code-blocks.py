@@ -6,6 +6,8 @@ In README.md, CONTRIBUTING.md, BENCHMARKS.md and the guide (docs/src/**/*.md):
 - every ```python block compiles (`compile()`; pytest runs them: test_readme.py);
 - every ```c block that is a whole program (it has a `main`) compiles against
   crates/ringbus-c/include/ringbus.h with -Wall -Wextra -Werror (skipped without `cc`);
+- every ```cpp block that is a whole program compiles against ringbus.hpp, the same way
+  with -std=c++17 (skipped without `c++`);
 - every file with ```rust blocks is compiled as a doctest: README.md and each guide
   chapter are included by crates/ringbus/src/lib.rs.
 
@@ -49,15 +51,16 @@ def blocks(path: Path) -> List[Tuple[int, str, str]]:
     return out
 
 
-def compile_c(code: str, where: str) -> List[str]:
-    cc = shutil.which("cc")
+def compile_c(code: str, where: str, language: str = "c") -> List[str]:
+    compiler, suffix, flags = ("cc", "c", []) if language == "c" else ("c++", "cpp", ["-std=c++17"])
+    cc = shutil.which(compiler)
     if cc is None:
         return []
     with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "example.c"
+        source = Path(tmp) / f"example.{suffix}"
         source.write_text(code)
         run = subprocess.run(
-            [cc, "-fsyntax-only", "-Wall", "-Wextra", "-Werror", f"-I{HEADER_DIR}", str(source)],
+            [cc, "-fsyntax-only", *flags, "-Wall", "-Wextra", "-Werror", f"-I{HEADER_DIR}", str(source)],
             capture_output=True,
             text=True,
         )
@@ -67,7 +70,7 @@ def compile_c(code: str, where: str) -> List[str]:
 def main() -> int:
     errors: List[str] = []
     lib = LIB.read_text(encoding="utf-8")
-    counts = {"python": 0, "c": 0}
+    counts = {"python": 0, "c": 0, "cpp": 0}
     for path in documents():
         shown = path.relative_to(REPO)
         has_rust = False
@@ -84,9 +87,9 @@ def main() -> int:
                     compile(code, where, "exec")
                 except SyntaxError as e:
                     errors.append(f"{where}: python does not compile: {e}")
-            elif language == "c" and re.search(r"\bmain\s*\(", code):
-                counts["c"] += 1
-                errors += compile_c(code, where)
+            elif language in ("c", "cpp") and re.search(r"\bmain\s*\(", code):
+                counts[language] += 1
+                errors += compile_c(code, where, language)
         if has_rust:
             included = f'"{path.relative_to(GUIDE)}"' if path.is_relative_to(GUIDE) else f'/{path.name}")'
             if included not in lib:
@@ -96,7 +99,7 @@ def main() -> int:
     if errors:
         print(f"check-code-blocks: {len(errors)} problem(s)", file=sys.stderr)
         return 1
-    print(f"check-code-blocks: every block tagged; {counts['python']} python blocks compile, {counts['c']} C programs compile")
+    print(f"check-code-blocks: every block tagged; {counts['python']} python blocks compile, {counts['c']} C programs and {counts['cpp']} C++ programs compile")
     return 0
 
 
