@@ -47,6 +47,7 @@ inline const char* status_name(rb_status status) noexcept {
     case RB_ERR_POOL_BUDGET: return "RB_ERR_POOL_BUDGET";
     case RB_ERR_FULL: return "RB_ERR_FULL";
     case RB_ERR_LOCK_TIMED_OUT: return "RB_ERR_LOCK_TIMED_OUT";
+    case RB_ERR_SERVER_GONE: return "RB_ERR_SERVER_GONE";
     case RB_ERR_PANIC: return "RB_ERR_PANIC";
     }
     return "an rb_status this header does not know (a newer libringbus_c.so?)";
