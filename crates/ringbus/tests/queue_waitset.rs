@@ -71,3 +71,29 @@ fn a_polling_queue_cannot_be_attached() {
     let set = WaitSet::new().unwrap();
     assert!(matches!(set.attach_queue(&consumer), Err(WaitSetError::PollingOnly)));
 }
+
+/// A source that is ready at every wait (a queue that always holds a command, as under a
+/// steady stream) never hides a ready fd: both are reported by the same wait — the fd once
+/// per wait while it stays readable — through io_uring and epoll alike.
+#[test]
+fn a_busy_queue_never_starves_an_fd() {
+    for backend in ["io_uring", "epoll"] {
+        let root = TestRoot::new();
+        let node = root.node("test");
+        let consumer = node.queue::<u64>("busy").capacity(8).consumer().unwrap();
+        let mut producer = node.queue::<u64>("busy").producer().unwrap();
+        let (reader, writer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let set = WaitSet::with_backend(BackendChoice::Force(backend_named(backend))).unwrap();
+        let jobs = set.attach_queue(&consumer).unwrap();
+        let socket = set.attach_fd(reader.as_fd(), Interest::Readable).unwrap();
+        producer.push(1).unwrap(); // never popped: the queue is ready at every wait
+        std::io::Write::write_all(&mut &writer, b"x").unwrap();
+        for round in 0..3 {
+            let keys: Vec<_> = set.wait(Some(Duration::from_secs(10))).unwrap().into_iter().map(|e| e.key).collect();
+            assert!(keys.contains(&jobs.key()), "{backend}: the queue");
+            let socket_events = keys.iter().filter(|&&k| k == socket.key()).count();
+            assert_eq!(socket_events, 1, "{backend}, wait {round}: the socket, once, in the same wait as the busy queue");
+        }
+        consumer.unlink();
+    }
+}

@@ -608,7 +608,11 @@ impl Inner<'_> {
             }
             let now = monotonic_ns();
             let expired = deadline_ns.is_some_and(|d| now >= d);
-            if !events.is_empty() || (expired && self.sleeper.kind() == Backend::Futex) {
+            if !events.is_empty() {
+                self.reap_ready_fds(events)?;
+                return self.finish(events);
+            }
+            if expired && self.sleeper.kind() == Backend::Futex {
                 return self.finish(events);
             }
             let wake_at = match (deadline_ns, self.next_timer_ns()) {
@@ -636,6 +640,25 @@ impl Inner<'_> {
                 }
             }
         }
+    }
+
+    /// Shared-memory sources were ready without sleeping: also reports the fds that are
+    /// ready now (the backend's completions so far, without blocking), or a source ready at
+    /// every wait — a busy topic — would keep every fd from ever being reported.
+    fn reap_ready_fds(&mut self, events: &mut Vec<Event>) -> Result<(), WaitSetError> {
+        if self.sleeper.kind() == Backend::Futex || !self.sources.iter().any(|(_, s)| s.fd().is_some()) {
+            return Ok(());
+        }
+        let mut completions = Vec::new();
+        self.sleeper.wait(Some(0), &mut completions)?; // a past deadline: do not block
+        self.complete(completions);
+        // An fd reported by this wait already (level-triggered: still ready) once only.
+        for event in std::mem::take(&mut self.pending) {
+            if !events.iter().any(|e| e.key == event.key) {
+                events.push(event);
+            }
+        }
+        Ok(())
     }
 
     /// Ends a wait that returns `events`. The futex backend lets go of its vector. An fd
