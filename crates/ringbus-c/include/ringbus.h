@@ -994,8 +994,9 @@ rb_status rb_client_open(const rb_node *node,
  * Sends `request` (`request_size` bytes) and waits at most `timeout_ns` nanoseconds (a
  * negative value: no limit) for the answer, written into `response` (`response_size`
  * bytes): `RB_OK`; `RB_TIMEOUT` (the server lives but did not answer in time; a late
- * answer is dropped); or `RB_ERR_SERVER_GONE` (no server: none was started, or it exited
- * or was killed; checked before sending and while waiting — start one and call again).
+ * answer is dropped); `RB_ERR_SERVER_GONE` (no server: none was started, or it exited
+ * or was killed; checked before sending and while waiting — start one and call again);
+ * or `RB_ERR_MISMATCH` (the server found serves other request or response types).
  *
  * # Safety
  * `client` is a live client; `request` readable for `request_size` bytes; `response`

@@ -77,6 +77,7 @@ impl From<CallError> for Failure {
             CallError::Queue(e) => Failure::from(e),
             CallError::ServerGone => Failure { status: rb_status::RB_ERR_SERVER_GONE, message: e.to_string() },
             CallError::Timeout => Failure { status: rb_status::RB_TIMEOUT, message: e.to_string() },
+            CallError::TypeMismatch { .. } => Failure { status: rb_status::RB_ERR_MISMATCH, message: e.to_string() },
         }
     }
 }
@@ -210,8 +211,9 @@ pub unsafe extern "C" fn rb_client_open(
 /// Sends `request` (`request_size` bytes) and waits at most `timeout_ns` nanoseconds (a
 /// negative value: no limit) for the answer, written into `response` (`response_size`
 /// bytes): `RB_OK`; `RB_TIMEOUT` (the server lives but did not answer in time; a late
-/// answer is dropped); or `RB_ERR_SERVER_GONE` (no server: none was started, or it exited
-/// or was killed; checked before sending and while waiting — start one and call again).
+/// answer is dropped); `RB_ERR_SERVER_GONE` (no server: none was started, or it exited
+/// or was killed; checked before sending and while waiting — start one and call again);
+/// or `RB_ERR_MISMATCH` (the server found serves other request or response types).
 ///
 /// # Safety
 /// `client` is a live client; `request` readable for `request_size` bytes; `response`

@@ -92,7 +92,10 @@ fn a_busy_queue_never_starves_an_fd() {
             let keys: Vec<_> = set.wait(Some(Duration::from_secs(10))).unwrap().into_iter().map(|e| e.key).collect();
             assert!(keys.contains(&jobs.key()), "{backend}: the queue");
             let socket_events = keys.iter().filter(|&&k| k == socket.key()).count();
-            assert_eq!(socket_events, 1, "{backend}, wait {round}: the socket, once, in the same wait as the busy queue");
+            assert_eq!(
+                socket_events, 1,
+                "{backend}, wait {round}: the socket, once, in the same wait as the busy queue"
+            );
         }
         consumer.unlink();
     }

@@ -8,6 +8,7 @@ mod common;
 use common::TestRoot;
 use ringbus::service::{CallError, Client, Envelope, RawClient, RawServer, Server};
 use ringbus::{CommandType, OpenError, Pod, QueueError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(30);
@@ -88,7 +89,14 @@ fn mismatched_types_and_body_sizes_are_refused() {
     let _server = RawServer::new(&node, "s", 8, &pose_type(), &u32_type()).unwrap();
     // Rust's own name of the type is not the name the server gave it.
     match Client::<Pose, u32>::new(&node, "s", 8) {
-        Err(OpenError::TypeMismatch { existing, .. }) => assert_eq!(existing, "envelope<test.pose>"),
+        Err(OpenError::TypeMismatch { existing, .. }) => assert_eq!(existing, "envelope<test.pose -> test.u32>"),
+        other => panic!("expected a type mismatch, got {other:?}"),
+    }
+    // Another response type is refused too, though the client never opens the response
+    // queue the server would answer on.
+    let u64_type = CommandType::new("test.u64", 8, 8).unwrap();
+    match RawClient::new(&node, "s", 8, &pose_type(), &u64_type) {
+        Err(OpenError::TypeMismatch { requested, .. }) => assert_eq!(requested, "envelope<test.pose -> test.u64>"),
         other => panic!("expected a type mismatch, got {other:?}"),
     }
     let mut client = RawClient::new(&node, "s", 8, &pose_type(), &u32_type()).unwrap();
@@ -96,4 +104,56 @@ fn mismatched_types_and_body_sizes_are_refused() {
     assert_eq!(wrong, Err(CallError::Queue(QueueError::CommandSize { command: 32, given: 8 })));
     let wrong = client.call(&[0; 32], &mut [0; 8], LIMIT);
     assert_eq!(wrong, Err(CallError::Queue(QueueError::CommandSize { command: 4, given: 8 })));
+}
+
+/// A client opened before its server, with another response type: its call says so
+/// instead of timing out.
+#[test]
+fn a_server_of_other_types_found_at_a_call_is_a_type_mismatch() {
+    let root = TestRoot::new();
+    let node = root.node("test");
+    let u64_type = CommandType::new("test.u64", 8, 8).unwrap();
+    let mut client = RawClient::new(&node, "later", 8, &pose_type(), &u64_type).unwrap();
+    assert_eq!(client.call(&[0; 32], &mut [0; 8], LIMIT), Err(CallError::ServerGone), "no server yet");
+    let _server = RawServer::new(&node, "later", 8, &pose_type(), &u32_type()).unwrap();
+    match client.call(&[0; 32], &mut [0; 8], LIMIT) {
+        Err(CallError::TypeMismatch { existing, requested }) => {
+            assert_eq!(
+                (existing.as_str(), requested.as_str()),
+                ("envelope<test.pose -> test.u32>", "envelope<test.pose -> test.u64>")
+            )
+        }
+        other => panic!("expected a type mismatch, got {other:?}"),
+    }
+}
+
+/// Three clients calling without pause never keep one `serve_once` from returning: a
+/// round answers at most the request queue's capacity.
+#[test]
+fn a_steady_stream_of_calls_never_keeps_a_round_from_ending() {
+    let root = TestRoot::new();
+    let node = root.node("test");
+    let mut server = Server::<u64, u64>::new(&node, "busy", 4).unwrap();
+    let (stop, done) = (AtomicBool::new(false), AtomicUsize::new(0));
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            let (node, stop, done) = (&node, &stop, &done);
+            s.spawn(move || {
+                let mut client = Client::<u64, u64>::new(node, "busy", 4).unwrap();
+                while !stop.load(Ordering::Relaxed) {
+                    assert_eq!(client.call(3, LIMIT), Ok(4));
+                }
+                done.fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        for _ in 0..200 {
+            let answered = server.serve_once(Some(LIMIT), |x| x + 1).unwrap();
+            assert!((1..=4).contains(&answered), "{answered} answers in one round of a 4-request queue");
+        }
+        stop.store(true, Ordering::Relaxed);
+        // Clients in a call get their answer; serve until they are all done.
+        while done.load(Ordering::Relaxed) < 3 {
+            server.serve_once(Some(Duration::from_millis(10)), |x| x + 1).unwrap();
+        }
+    });
 }

@@ -264,6 +264,11 @@ impl<T: Pod> Consumer<T> {
 }
 
 impl<T> Consumer<T> {
+    /// Commands the queue holds at most (a power of two, fixed when it was created).
+    pub fn capacity(&self) -> u32 {
+        self.handle.config.capacity
+    }
+
     /// Whether the queue's waiters sleep (`OnData`) or poll (`Never`), fixed at creation.
     pub fn wake_mode(&self) -> crate::Wake {
         self.handle.config.wake()

@@ -59,6 +59,15 @@ pub enum CallError {
     /// the server and call again; the client finds a new one by itself.
     #[error("the server of this service is gone (its process exited or was killed); start it and call again")]
     ServerGone,
+    /// The server found serves other request or response types (`envelope<REQUEST ->
+    /// RESPONSE>`, by name, size and alignment). Open the client with the server's types.
+    #[error("the server of this service takes {existing}, not {requested}; give the client the server's request and response types")]
+    TypeMismatch {
+        /// The server's request envelope type.
+        existing: String,
+        /// This client's.
+        requested: String,
+    },
     /// The request or response queue is unusable: see [`QueueError`].
     #[error(transparent)]
     Queue(#[from] QueueError),

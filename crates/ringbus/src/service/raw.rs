@@ -6,8 +6,11 @@
 //! On the queues, a request or response travels in an envelope — the call's correlation
 //! id (`u64`), the client's id (`u64`), then the body at the next multiple of its
 //! alignment, the whole padded to a multiple of `max(8, alignment)`: the layout of
-//! `#[repr(C)]` [`Envelope<T>`](super::Envelope), and of the same struct in C. The
-//! envelope's command type is named `envelope<BODY>` after the body's.
+//! `#[repr(C)]` [`Envelope<T>`](super::Envelope), and of the same struct in C. A response
+//! envelope's command type is named `envelope<RESPONSE>`; a request envelope's
+//! `envelope<REQUEST -> RESPONSE>`, so that a client expecting another response type is
+//! refused by the request queue (when it opens, or at its first call if the server comes
+//! later) instead of waiting for answers the server cannot send it.
 
 use super::{requests_name, responses_name, CallError, LIVENESS_CHECK};
 use crate::error::OpenError;
@@ -26,12 +29,19 @@ struct Envelope {
 }
 
 impl Envelope {
-    fn of(body: &CommandType) -> Result<Envelope, OpenError> {
+    /// The envelope of `body`, its command type named `envelope<NAME>`.
+    fn of(body: &CommandType, name: &str) -> Result<Envelope, OpenError> {
         let align = body.align().max(8);
         let body_offset = 16usize.next_multiple_of(body.align());
         let size = (body_offset + body.size()).next_multiple_of(align);
-        let command = CommandType::new(&format!("envelope<{}>", body.name()), size, align)?;
+        let command = CommandType::new(&format!("envelope<{name}>"), size, align)?;
         Ok(Envelope { command, body_offset, body_size: body.size() })
+    }
+
+    /// The request and response envelopes of a service.
+    fn pair(request: &CommandType, response: &CommandType) -> Result<(Envelope, Envelope), OpenError> {
+        let call = format!("{} -> {}", request.name(), response.name());
+        Ok((Envelope::of(request, &call)?, Envelope::of(response, response.name())?))
     }
 
     fn bytes(&self) -> Vec<u8> {
@@ -91,16 +101,17 @@ impl RawServer {
         request: &CommandType,
         response: &CommandType,
     ) -> Result<RawServer, OpenError> {
-        let (request, response) = (Envelope::of(request)?, Envelope::of(response)?);
+        let (request, response) = Envelope::pair(request, response)?;
         let requests =
             node.raw_queue(&requests_name(service), request.command.clone()).capacity(capacity).mpsc().consumer()?;
         let (node, service) = (node.clone(), service.to_string());
         Ok(RawServer { node, service, request, response, requests, clients: HashMap::new(), dropped: 0 })
     }
 
-    /// Waits up to `timeout` (`None`: forever) for requests, then answers every request
-    /// that is ready with `handler(request body, response body)` — the response body
-    /// zeroed, of the response type's size. Returns how many it answered (0 on timeout).
+    /// Waits up to `timeout` (`None`: forever) for requests, then answers the requests that
+    /// are ready — at most the request queue's capacity, so a steady stream of calls cannot
+    /// keep it from returning — with `handler(request body, response body)`, the response
+    /// body zeroed, of the response type's size. Returns how many it answered (0 on timeout).
     pub fn serve_once(
         &mut self,
         timeout: Option<Duration>,
@@ -110,8 +121,8 @@ impl RawServer {
             return Ok(0);
         }
         let (mut request, mut response) = (self.request.bytes(), self.response.bytes());
-        let mut answered = 0;
-        while self.requests.pop_bytes(&mut request)? {
+        let (mut answered, round) = (0, self.requests.capacity() as usize);
+        while answered < round && self.requests.pop_bytes(&mut request)? {
             let (id, client) = (self.request.id(&request), self.request.client(&request));
             let body = self.response.body_mut(&mut response);
             body.fill(0);
@@ -210,7 +221,7 @@ impl RawClient {
         request: &CommandType,
         response: &CommandType,
     ) -> Result<RawClient, OpenError> {
-        let (request, response) = (Envelope::of(request)?, Envelope::of(response)?);
+        let (request, response) = Envelope::pair(request, response)?;
         let id = crate::sys::random::u64().map_err(crate::error::io_err("draw a client id in", node.root_path()))?;
         // An existing request queue of other types is refused now, not at the first call.
         let requests = node.raw_queue(&requests_name(service), request.command.clone()).mpsc().existing_producer()?;
@@ -221,17 +232,21 @@ impl RawClient {
     }
 
     /// The request queue of a live server: the one this client knew, or that of a new one
-    /// (started after the old one left, or after this client), found by name.
-    fn live_server(&mut self) -> Option<&mut Producer<RawCommand>> {
+    /// (started after the old one left, or after this client), found by name. A server
+    /// of other types is [`CallError::TypeMismatch`].
+    fn live_server(&mut self) -> Result<Option<&mut Producer<RawCommand>>, CallError> {
         if !self.requests.as_ref().is_some_and(|r| r.consumer_alive()) {
             let name = requests_name(&self.service);
             match self.node.raw_queue(&name, self.request.command.clone()).mpsc().existing_producer() {
                 Ok(Some(requests)) if requests.consumer_alive() => self.requests = Some(requests),
+                Err(OpenError::TypeMismatch { existing, requested, .. }) => {
+                    return Err(CallError::TypeMismatch { existing, requested })
+                }
                 // No server, or a queue that cannot be opened: the server is what is missing.
-                _ => return None,
+                _ => return Ok(None),
             }
         }
-        self.requests.as_mut()
+        Ok(self.requests.as_mut())
     }
 
     /// Sends `request` (a body of the request type's size) and waits at most `timeout`
@@ -247,7 +262,7 @@ impl RawClient {
         self.request.body_mut(&mut envelope).copy_from_slice(request);
         loop {
             let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
-            let Some(requests) = self.live_server() else {
+            let Some(requests) = self.live_server()? else {
                 return Err(CallError::ServerGone);
             };
             match requests.push_bytes_timeout(&envelope, Some(slice)) {
