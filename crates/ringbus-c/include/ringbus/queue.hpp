@@ -161,11 +161,7 @@ public:
     explicit operator bool() const noexcept { return consumer_ != nullptr; }
 
     /// The oldest command, if any; never blocks. Throws ringbus::Error on a failure.
-    std::optional<T> pop() {
-        Result<T> command = try_pop();
-        if (command.status() < 0) throw Error(command.status(), command.message());
-        return std::move(command).take();
-    }
+    std::optional<T> pop() { return detail::value_or_throw(try_pop()); }
 
     /// pop() without exceptions: a command, or RB_EMPTY, or a failure.
     Result<T> try_pop() {

@@ -94,6 +94,14 @@ TEST_F(RootTest, calls_without_a_server_or_an_answer_fail_with_their_status) {
         EXPECT_EQ(thrown([&] { PlanService(node, "planner"); }), RB_ERR_TOO_MANY);  // one server at a time
     }
     EXPECT_EQ(client.try_call(request, 1s).status(), RB_ERR_SERVER_GONE);  // it left
+
+    Planner moved = std::move(client);
+    EXPECT_FALSE(client);  // NOLINT(bugprone-use-after-move): what a moved-from handle does
+    EXPECT_EQ(client.try_call(request, 1s).status(), RB_ERR_INVALID_ARGUMENT);
+    PlanService served(node, "planner");
+    PlanService other = std::move(served);
+    EXPECT_EQ(thrown([&] { served.serve_once(0s, test::plan); }), RB_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(moved.try_call(request, 10ms).status(), RB_TIMEOUT);  // `other` serves, but not now
 }
 
 TEST_F(RootTest, a_client_of_another_request_type_throws_a_mismatch) {
