@@ -51,7 +51,9 @@ run_example() {
 }
 
 # Already built by `cargo test --workspace` when scripts/test.sh runs this: then a no-op.
-step "C++: the C library and the CLI"; cargo build -p ringbus-c -p ringbus-cli --locked
+step "C++: the C library, the CLI and the Rust example the tests call"
+cargo build -p ringbus-c -p ringbus-cli --locked
+cargo build -p ringbus --example command_queue --locked
 
 step "C++: tests (GoogleTest, AddressSanitizer, UndefinedBehaviorSanitizer)"
 cmake -S crates/ringbus-c -B "$out/tests" -DRINGBUS_BUILD_TESTS=ON -DRINGBUS_CARGO_PROFILE=dev >/dev/null
@@ -61,7 +63,8 @@ cmake --build "$out/tests" -j "$jobs"
 step "C++: examples through add_subdirectory, with -Werror"
 cmake -S examples/cpp -B "$out/examples" -DRINGBUS_FROM_SOURCE=ON -DRINGBUS_CARGO_PROFILE=dev >/dev/null
 cmake --build "$out/examples" -j "$jobs"
-for example in listener camera waitset talker; do run_example "$out/examples/$example"; done
+for example in listener camera waitset service talker; do run_example "$out/examples/$example"; done
+# latency is a benchmark: built (above), not run here.
 
 step "C++: install, then find_package and pkg-config"
 cmake --install "$out/tests" --prefix "$prefix" >/dev/null

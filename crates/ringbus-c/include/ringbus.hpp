@@ -1,4 +1,5 @@
-// ringbus C++ API: zero-copy publish/subscribe between processes on one Linux machine.
+// ringbus C++ API: zero-copy publish/subscribe, command queues and services between
+// processes on one Linux machine.
 //
 // Header-only, C++17, over the C API of libringbus_c.so (ringbus.h): RAII handles that
 // are move-only (a moved-from handle is empty and safe to destroy), ringbus::Error for
@@ -15,9 +16,11 @@
 #include "ringbus/options.hpp"
 #include "ringbus/payload.hpp"
 #include "ringbus/publisher.hpp"
+#include "ringbus/queue.hpp"
 #include "ringbus/result.hpp"
 #include "ringbus/sample.hpp"
 #include "ringbus/semaphore.hpp"
+#include "ringbus/service.hpp"
 #include "ringbus/span.hpp"
 #include "ringbus/subscriber.hpp"
 #include "ringbus/timeout.hpp"

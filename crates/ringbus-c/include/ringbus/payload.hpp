@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -48,6 +49,14 @@ constexpr bool check_payload() {
                   "ringbus: this payload type has no name: declare one at global scope with "
                   "RINGBUS_PAYLOAD(Type, \"Type\") (or specialise ringbus::payload_name<Type>)");
     return true;
+}
+
+/// `payload_name<T>` as a NUL-terminated string: the type name a queue or service gives
+/// the C API, which checks it (with `sizeof` and `alignof`) against every other opener's.
+template <class T>
+std::string type_name() {
+    static_assert(check_payload<T>());
+    return std::string(payload_name<T>::value);
 }
 
 }  // namespace detail

@@ -59,6 +59,16 @@ private:
     std::string message_;
 };
 
+namespace detail {
+
+/// The value of a `try_*` call as an optional, empty for RB_EMPTY or RB_TIMEOUT; throws a failure.
+template <class V>
+std::optional<V> value_or_throw(Result<V> result) {
+    if (result.status() < 0) throw Error(result.status(), result.message());
+    return std::move(result).take();
+}
+
+}  // namespace detail
 }  // namespace ringbus
 
 #endif  // RINGBUS_RESULT_HPP

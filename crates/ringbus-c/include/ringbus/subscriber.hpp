@@ -40,13 +40,13 @@ public:
 
     /// The next unread message, if any; never blocks, no system call. Throws
     /// ringbus::Error (e.g. RB_ERR_HELD_LIMIT: release a Sample first).
-    std::optional<Sample<T>> take() { return value_or_throw(try_take()); }
+    std::optional<Sample<T>> take() { return detail::value_or_throw(try_take()); }
 
     /// The next message, waiting at most `timeout` (ringbus::forever: no limit); nullopt
     /// when it expired. Throws ringbus::Error (e.g. RB_ERR_POLLING_ONLY).
     template <class Rep, class Period>
     std::optional<Sample<T>> receive(std::chrono::duration<Rep, Period> timeout) {
-        return value_or_throw(try_receive(timeout));
+        return detail::value_or_throw(try_receive(timeout));
     }
 
     /// receive() without a limit.
@@ -79,11 +79,6 @@ private:
     static Result<Sample<T>> wrap(rb_status status, rb_sample* sample) {
         if (status != RB_OK) return Result<Sample<T>>::none(status);
         return Sample<T>(sample);
-    }
-
-    static std::optional<Sample<T>> value_or_throw(Result<Sample<T>> result) {
-        if (result.status() < 0) throw Error(result.status(), result.message());
-        return std::move(result).take();
     }
 
     detail::Owned<rb_subscriber, rb_subscriber_close> subscriber_;

@@ -1,4 +1,4 @@
-// ringbus::WaitSet: one wait over subscribers, latches, semaphores, words, fds and timers,
+// ringbus::WaitSet: one wait over subscribers, queue consumers, latches, semaphores, words, fds and timers,
 // as a list of events or as callbacks.
 #ifndef RINGBUS_WAITSET_HPP
 #define RINGBUS_WAITSET_HPP
@@ -17,6 +17,7 @@
 #include "error.hpp"
 #include "handle.hpp"
 #include "latch.hpp"
+#include "queue.hpp"
 #include "semaphore.hpp"
 #include "span.hpp"
 #include "subscriber.hpp"
@@ -27,7 +28,7 @@ namespace ringbus {
 
 /// What became ready.
 enum class EventKind : int {
-    data = RB_EVENT_DATA,            ///< a subscriber may have data: take() until nullopt
+    data = RB_EVENT_DATA,            ///< a subscriber may have data, or a consumer a command: take()/pop() until nullopt
     word = RB_EVENT_WORD,            ///< a word changed; `value` is its new value
     latch_set = RB_EVENT_LATCH_SET,  ///< a latch is set (at every wait until reset)
     token = RB_EVENT_TOKEN,          ///< a semaphore token was taken for you: post() it back
@@ -73,6 +74,12 @@ public:
     template <class T>
     Key attach(const Subscriber<T>& subscriber) {
         return attached(rb_waitset_attach_subscriber(ws_.get(), subscriber.native_handle(), &key_));
+    }
+    /// Wakes when a command is ready for `consumer` (EventKind::data: pop() until nullopt;
+    /// its queue not made with Wake::never). Do not also wait() on the consumer meanwhile.
+    template <class T>
+    Key attach(const Consumer<T>& consumer) {
+        return attached(rb_waitset_attach_queue(ws_.get(), consumer.native_handle(), &key_));
     }
     /// Wakes while `latch` is set (EventKind::latch_set).
     Key attach(const Latch& latch) { return attached(rb_waitset_attach_latch(ws_.get(), latch.native_handle(), &key_)); }

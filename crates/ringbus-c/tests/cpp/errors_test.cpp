@@ -8,18 +8,7 @@ using namespace std::chrono_literals;
 namespace {
 
 using test::RootTest;
-
-/// The status of the ringbus::Error that `call` throws (RB_OK if it throws none).
-template <class F>
-rb_status thrown(F&& call, std::string* message = nullptr) {
-    try {
-        call();
-    } catch (const ringbus::Error& e) {
-        if (message != nullptr) *message = e.what();
-        return e.status();
-    }
-    return RB_OK;
-}
+using test::thrown;
 
 TEST_F(RootTest, opening_a_topic_with_another_setting_throws_a_mismatch) {
     ringbus::Node node("cpp-test", root.path());

@@ -86,6 +86,7 @@ std::pair<int, std::string> run(const std::vector<std::string>& argv) {
 
 std::string cli() { return RINGBUS_TEST_CLI; }
 std::string peer() { return RINGBUS_TEST_PEER; }
+std::string rust_command_queue() { return RINGBUS_TEST_RUST_COMMAND_QUEUE; }
 
 std::string topic_info(const std::string& root, const std::string& topic) {
     auto [status, out] = run({cli(), "info", "--root", root, topic, "--json"});

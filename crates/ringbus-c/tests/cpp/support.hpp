@@ -34,6 +34,19 @@ protected:
     Root root;
 };
 
+/// The status of the ringbus::Error that `call` throws (RB_OK if it throws none), and its
+/// message in `*message` unless that is NULL.
+template <class F>
+rb_status thrown(F&& call, std::string* message = nullptr) {
+    try {
+        call();
+    } catch (const ringbus::Error& e) {
+        if (message != nullptr) *message = e.what();
+        return e.status();
+    }
+    return RB_OK;
+}
+
 /// A child process whose stdout is captured; killed if still running when destroyed.
 class Process {
 public:
@@ -56,9 +69,10 @@ private:
 /// Runs a command to its end (at most 30 s): its exit status and stdout.
 std::pair<int, std::string> run(const std::vector<std::string>& argv);
 
-/// The `ringbus` command's path, and the peer helper's.
+/// The `ringbus` command's path, the peer helper's, and the Rust example command_queue's.
 std::string cli();
 std::string peer();
+std::string rust_command_queue();
 
 /// `ringbus info TOPIC --json` in `root`, without spaces: e.g. `"held":1` can be searched.
 std::string topic_info(const std::string& root, const std::string& topic);

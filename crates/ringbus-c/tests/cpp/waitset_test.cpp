@@ -73,6 +73,30 @@ TEST_F(RootTest, a_wait_set_reports_a_subscriber_and_a_pipe) {
     EXPECT_TRUE(ws.wait(10ms).empty());
 }
 
+TEST_F(RootTest, a_wait_set_reports_a_queue_consumer_and_a_pipe) {
+    ringbus::Node node("cpp-test", root.path());
+    ringbus::Consumer<test::Pose> consumer(node, "commands");
+    ringbus::Producer<test::Pose> producer(node, "commands");
+    Pipe pipe;
+    ringbus::WaitSet ws;
+    auto on_command = ws.attach(consumer);
+    auto on_pipe = ws.attach_fd(pipe.fds[0], ringbus::fd_readable);
+    EXPECT_TRUE(ws.wait(10ms).empty());
+
+    pipe.write_byte();
+    ASSERT_TRUE(wait_for(ws, on_pipe, ringbus::EventKind::fd));
+    pipe.drain();
+
+    std::thread pusher([&] { EXPECT_TRUE(producer.push(test::Pose{0, 0, 0, 9, 0})); });
+    ASSERT_TRUE(wait_for(ws, on_command, ringbus::EventKind::data));
+    pusher.join();
+    EXPECT_EQ(consumer.pop()->seq, 9u);
+    EXPECT_FALSE(consumer.pop());  // pop until nothing: then the wait set sleeps again
+    EXPECT_TRUE(ws.wait(10ms).empty());
+    ws.detach(on_command);
+    consumer.unlink();
+}
+
 TEST_F(RootTest, callbacks_run_for_their_keys) {
     ringbus::Node node("cpp-test", root.path());
     ringbus::Publisher<test::Pose> publisher(node, "pose");
