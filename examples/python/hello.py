@@ -23,6 +23,13 @@ from typing import Optional
 import ringbus
 
 
+def say(line: str) -> None:
+    """Prints `line` in one write: both processes print to the same output, and a line
+    written in pieces could be cut by the other's."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), (line + "\n").encode())
+
+
 def topic(node: ringbus.Node) -> ringbus.Topic:
     # Both sides describe the topic alike: two different values are an error (Mismatch).
     return node.topic("hello", max_payload_bytes=256)
@@ -30,14 +37,14 @@ def topic(node: ringbus.Node) -> ringbus.Topic:
 
 def subscribe(root: Optional[str]) -> None:
     with ringbus.Node("hello-subscriber", root) as node, topic(node).subscriber() as sub:
-        print("subscriber: listening on topic hello", flush=True)
+        say("subscriber: listening on topic hello")
         while True:
             with sub.receive(timeout=10.0) as sample:  # sleeps (GIL released) until a message comes
                 text = bytes(sample).decode()
-            print(f"subscriber: {text}", flush=True)
+            say(f"subscriber: {text}")
             if text == "bye":
                 break
-        print(f"subscriber: received {sub.taken}, lost {sub.lost}", flush=True)
+        say(f"subscriber: received {sub.taken}, lost {sub.lost}")
 
 
 def publish(root: Optional[str], count: int) -> None:
@@ -57,8 +64,8 @@ def publish(root: Optional[str], count: int) -> None:
             time.sleep(0.01)
         pub.publish_copy(b"bye")  # small messages can also be copied in
         stats = pub.stats()
-        print(f"publisher: published {stats['publishes']} messages; "
-              f"{stats['wake_syscalls']} woke a sleeping subscriber", flush=True)
+        say(f"publisher: published {stats['publishes']} messages; "
+            f"{stats['wake_syscalls']} woke a sleeping subscriber")
 
 
 def both(count: int) -> None:
