@@ -82,7 +82,7 @@ enum rb_status
    */
   RB_ERR_INVALID_CONFIG = -6,
   /**
-   * The topic exists with a different configuration or payload type.
+   * The topic or queue exists with a different configuration or type.
    */
   RB_ERR_MISMATCH = -7,
   /**
@@ -98,7 +98,8 @@ enum rb_status
    */
   RB_ERR_CORRUPTED = -10,
   /**
-   * The topic already has its maximum number of publishers or subscribers.
+   * The topic already has its maximum number of publishers or subscribers, or the queue
+   * its consumer (or its SPSC producer, or 64 MPSC producers).
    */
   RB_ERR_TOO_MANY = -11,
   /**

@@ -32,7 +32,7 @@ pub enum rb_status {
     RB_ERR_INVALID_NAME = -5,
     /// A topic option is out of its range.
     RB_ERR_INVALID_CONFIG = -6,
-    /// The topic exists with a different configuration or payload type.
+    /// The topic or queue exists with a different configuration or type.
     RB_ERR_MISMATCH = -7,
     /// A file in the root is not a ringbus segment, or is truncated.
     RB_ERR_FOREIGN = -8,
@@ -40,7 +40,8 @@ pub enum rb_status {
     RB_ERR_VERSION_MISMATCH = -9,
     /// Shared memory holds a value out of range (a bad or crashed peer).
     RB_ERR_CORRUPTED = -10,
-    /// The topic already has its maximum number of publishers or subscribers.
+    /// The topic already has its maximum number of publishers or subscribers, or the queue
+    /// its consumer (or its SPSC producer, or 64 MPSC producers).
     RB_ERR_TOO_MANY = -11,
     /// A loan larger than the topic's `max_payload_bytes`.
     RB_ERR_TOO_LARGE = -12,

@@ -89,7 +89,7 @@ pub enum OpenError {
     /// with another one (`keep_last` on a reliable subscriber, `direct_wakes(0)`, a
     /// semaphore's initial count above [`MAX_SEMAPHORE_COUNT`](crate::MAX_SEMAPHORE_COUNT)).
     /// Nothing was created; fix the value named.
-    #[error("invalid topic setting {field} = {value}: {reason}")]
+    #[error("invalid setting {field} = {value}: {reason}")]
     InvalidConfig {
         /// The setting (`"depth"`, `"keep_last"`, `"capacity"`, ...).
         field: &'static str,
@@ -102,7 +102,7 @@ pub enum OpenError {
     /// explicitly. Give the same value in every process, or leave the setting unset to
     /// accept whatever the existing object has. To change it, the object must go first (a
     /// topic goes when its last participant leaves).
-    #[error("topic {topic:?} exists with {field} = {existing}, but {requested} was requested. Use the same setting everywhere, or leave it unset to accept the existing one")]
+    #[error("{} {topic:?} exists with {field} = {existing}, but {requested} was requested. Use the same setting everywhere, or leave it unset to accept the existing one", object_of(field))]
     ConfigMismatch {
         /// The topic's (or queue's) name.
         topic: String,
@@ -117,7 +117,7 @@ pub enum OpenError {
     /// [`TopicBuilder::payload_type`](crate::TopicBuilder::payload_type)), or the queue for
     /// another command type. Types are compared by name, size and alignment; use the same
     /// type in every process.
-    #[error("topic {topic:?} carries payload type {existing}, but {requested} was requested")]
+    #[error("{topic:?} carries the type {existing}, but {requested} was requested; every process must give the same type (its name, size and alignment)")]
     TypeMismatch {
         /// The topic's (or queue's) name.
         topic: String,
@@ -181,7 +181,7 @@ pub enum OpenError {
     /// producer), or [`MAX_QUEUE_PRODUCERS`](crate::queue::MAX_QUEUE_PRODUCERS) MPSC
     /// producers. Slots of dead processes are reclaimed, so this counts live ones: close
     /// some, or recreate the topic with a larger limit.
-    #[error("topic {topic:?} already has its maximum of {limit} live {role}s. Create the topic with a larger max_{role}s, or close some {role}s")]
+    #[error("{} {topic:?} already has its maximum of {limit} live {role}s. {}", object_of(role), too_many_hint(role))]
     TooMany {
         /// The topic's (or queue's) name.
         topic: String,
@@ -190,6 +190,27 @@ pub enum OpenError {
         /// How many of that role the object admits.
         limit: u32,
     },
+}
+
+/// What kind of object a setting or role belongs to, for messages: the queue settings and
+/// roles are a queue's, the others a topic's.
+fn object_of(setting_or_role: &str) -> &'static str {
+    match setting_or_role {
+        "capacity" | "producer" | "consumer" => "queue",
+        s if s.starts_with("producers") || s.starts_with("wake (") => "queue",
+        _ => "topic",
+    }
+}
+
+/// What to do when a role is full.
+fn too_many_hint(role: &str) -> String {
+    match role {
+        "consumer" => "A queue has one consumer at a time: close the other one, or stop its process".into(),
+        "producer" => "An SPSC queue takes one producer at a time (create it .mpsc() for up to 64), and an MPSC one \
+                       64: close some producers"
+            .into(),
+        _ => format!("Create the topic with a larger max_{role}s, or close some {role}s"),
+    }
 }
 
 /// Why a directory that must be private to this user (the root, a router's control

@@ -106,6 +106,14 @@ fn another_name_size_or_alignment_is_refused_when_opening() {
         "arm.move (12 bytes, aligned to 4) / arm.move (16 bytes, aligned to 4)"
     );
     assert!(mismatch(open(CommandType::new("arm.move", 12, 8).unwrap())).contains("aligned to 8"));
+    // The messages name a queue, and say what to do.
+    let second = node.raw_queue("q", arm_move()).consumer().unwrap_err().to_string();
+    assert!(
+        second.starts_with("queue \"q\" already has its maximum of 1 live consumers. A queue has one consumer"),
+        "{second}"
+    );
+    let capacity = node.raw_queue("q", arm_move()).capacity(2).producer().unwrap_err().to_string();
+    assert!(capacity.starts_with("queue \"q\" exists with capacity = 1024, but 2 was requested"), "{capacity}");
     // A Rust type without the shared name is refused too.
     let typed = node.queue::<[i32; 3]>("q").producer().map(drop);
     assert!(mismatch(typed).starts_with("arm.move / [i32; 3]"));
