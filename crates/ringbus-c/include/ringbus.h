@@ -439,6 +439,23 @@ typedef struct {
    * subscriber, in nanoseconds; 0: as long as it takes.
    */
   uint64_t when_full_timeout_ns;
+  /**
+   * The payload type's name (1 to 256 bytes, NUL-terminated; the same in every program
+   * of the topic, e.g. "geometry.Pose"), or NULL for a topic of plain bytes. With a
+   * name, `payload_size` (at least 1) and `payload_align` (a power of two up to 4096; 0
+   * means 1) say the type's layout, and an open with another name, size or alignment
+   * fails with `RB_ERR_MISMATCH`. A Rust program joins with its own type under that name
+   * (`payload_type_as::<T>(name)`).
+   */
+  const char *payload_type_name;
+  /**
+   * `sizeof` the payload type (with a name).
+   */
+  size_t payload_size;
+  /**
+   * `_Alignof` the payload type (with a name; 0 means 1).
+   */
+  size_t payload_align;
 } rb_topic_options;
 
 /**

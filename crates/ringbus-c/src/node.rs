@@ -60,7 +60,7 @@ pub enum rb_when_full {
 /// not to the topic: they never make an open fail with `RB_ERR_MISMATCH`, and 0 means
 /// a lossy subscriber and a publisher that waits as long as it takes.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct rb_topic_options {
     pub max_publishers: u32,
     pub max_subscribers: u32,
@@ -95,11 +95,57 @@ pub struct rb_topic_options {
     /// Publishers only, with `RB_WHEN_FULL_WAIT`: the longest a loan waits for a reliable
     /// subscriber, in nanoseconds; 0: as long as it takes.
     pub when_full_timeout_ns: u64,
+    /// The payload type's name (1 to 256 bytes, NUL-terminated; the same in every program
+    /// of the topic, e.g. "geometry.Pose"), or NULL for a topic of plain bytes. With a
+    /// name, `payload_size` (at least 1) and `payload_align` (a power of two up to 4096; 0
+    /// means 1) say the type's layout, and an open with another name, size or alignment
+    /// fails with `RB_ERR_MISMATCH`. A Rust program joins with its own type under that name
+    /// (`payload_type_as::<T>(name)`).
+    pub payload_type_name: *const c_char,
+    /// `sizeof` the payload type (with a name).
+    pub payload_size: usize,
+    /// `_Alignof` the payload type (with a name; 0 means 1).
+    pub payload_align: usize,
+}
+
+impl Default for rb_topic_options {
+    fn default() -> Self {
+        rb_topic_options {
+            max_publishers: 0,
+            max_subscribers: 0,
+            depth: 0,
+            history: 0,
+            max_held: 0,
+            chunks: 0,
+            max_payload_bytes: 0,
+            pool_bytes: 0,
+            preallocate: 0,
+            keep_last: 0,
+            direct_wakes: 0,
+            wake: 0,
+            reliable: 0,
+            when_full: 0,
+            when_full_timeout_ns: 0,
+            payload_type_name: std::ptr::null(),
+            payload_size: 0,
+            payload_align: 0,
+        }
+    }
 }
 
 impl rb_topic_options {
-    fn apply(&self, b: TopicBuilder) -> Result<TopicBuilder, Failure> {
+    /// # Safety
+    /// `payload_type_name` is NULL or NUL-terminated.
+    unsafe fn apply(&self, b: TopicBuilder) -> Result<TopicBuilder, Failure> {
         type B = TopicBuilder;
+        let b = match self.payload_type_name.is_null() {
+            true => b,
+            false => {
+                // SAFETY: the caller's contract.
+                let name = unsafe { text(self.payload_type_name, "options.payload_type_name") }?;
+                b.payload_type_named(name, self.payload_size, self.payload_align.max(1))
+            }
+        };
         let b = set_nonzero(
             b,
             [
@@ -183,7 +229,8 @@ fn set_nonzero<T: Default + PartialEq, const N: usize>(b: TopicBuilder, settings
 /// The topic builder for `topic` with `options` (NULL: all defaults).
 ///
 /// # Safety
-/// As for [`text`]; `options` is NULL or points to an `rb_topic_options`.
+/// As for [`text`]; `options` is NULL or points to an `rb_topic_options` whose
+/// `payload_type_name` is NULL or NUL-terminated.
 pub(crate) unsafe fn builder(
     node: *const rb_node,
     topic: *const c_char,
@@ -195,7 +242,8 @@ pub(crate) unsafe fn builder(
     let topic = unsafe { text(topic, "topic") }?;
     // SAFETY: the caller promises NULL or a readable rb_topic_options.
     let options = unsafe { options.as_ref() }.copied().unwrap_or_default();
-    options.apply(node.0.topic(topic))
+    // SAFETY: the caller promises a NUL-terminated `payload_type_name`, if any.
+    unsafe { options.apply(node.0.topic(topic)) }
 }
 
 /// Opens a node named `name` in the root directory `root` (NULL: `$RINGBUS_ROOT`, else

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "../ringbus.h"
+#include "payload.hpp"
 #include "timeout.hpp"
 
 namespace ringbus {
@@ -55,6 +56,20 @@ public:
     TopicOptions& when_full_timeout(std::chrono::duration<Rep, Period> timeout) {
         std::int64_t ns = detail::timeout_ns(timeout);
         return set(raw_.when_full_timeout_ns, ns <= 0 ? 0 : static_cast<std::uint64_t>(ns));
+    }
+
+    /// Types the topic, as Rust's `payload_type::<T>()` does: its messages are `T`s (named
+    /// by `payload_name<T>`, with `sizeof`/`alignof`), and an open that gives another type
+    /// throws RB_ERR_MISMATCH — in any language (a Rust program joins with
+    /// `payload_type_as::<T>(name)`). A new topic's max_payload_bytes defaults to
+    /// `sizeof(T)`: give a larger one for arrays of `T`. Without it, a topic carries bytes,
+    /// and `Sample<T>` checks only the size when it is read.
+    template <class T>
+    TopicOptions& payload_type() {
+        raw_.payload_type_name = detail::static_type_name<T>();
+        raw_.payload_size = sizeof(T);
+        raw_.payload_align = alignof(T);
+        return *this;
     }
 
     /// The C struct, for the C API.

@@ -59,6 +59,13 @@ std::string type_name() {
     return std::string(payload_name<T>::value);
 }
 
+/// `type_name<T>()` in static storage, for the C structs that keep a `const char*`.
+template <class T>
+const char* static_type_name() {
+    static const std::string name = type_name<T>();
+    return name.c_str();
+}
+
 }  // namespace detail
 }  // namespace ringbus
 

@@ -221,6 +221,29 @@ static int errors(const char *root) {
     expect(rb_subscriber_open(node, "t", &other, &sub), RB_ERR_MISMATCH, "another depth", "depth");
     OK(rb_subscriber_open(node, "t", NULL, &sub)); /* all zero: whatever the topic has */
 
+    /* A payload type by name: another name or layout is refused, a bad one invalid. */
+    rb_topic_options typed = topic_options();
+    typed.payload_type_name = "test.point";
+    typed.payload_size = 8;
+    typed.payload_align = 4;
+    rb_publisher *typed_pub;
+    OK(rb_publisher_open(node, "typed", &typed, &typed_pub));
+    rb_topic_options renamed = typed;
+    renamed.payload_type_name = "test.vector";
+    rb_subscriber *typed_sub;
+    expect(rb_subscriber_open(node, "typed", &renamed, &typed_sub), RB_ERR_MISMATCH, "another payload type",
+           "test.vector");
+    rb_topic_options resized = typed;
+    resized.payload_size = 12;
+    expect(rb_subscriber_open(node, "typed", &resized, &typed_sub), RB_ERR_MISMATCH, "another payload size", "size 12");
+    OK(rb_subscriber_open(node, "typed", &typed, &typed_sub));
+    rb_subscriber_close(typed_sub);
+    rb_publisher_close(typed_pub);
+    rb_topic_options empty_type = typed;
+    empty_type.payload_size = 0;
+    expect(rb_publisher_open(node, "typed2", &empty_type, &typed_pub), RB_ERR_INVALID_CONFIG, "a payload of 0 bytes",
+           "payload type size");
+
     rb_sample *s = (rb_sample *)1;
     expect(rb_subscriber_take(sub, &s), RB_EMPTY, "take on nothing", NULL);
     CHECK(s == NULL, "RB_EMPTY left *out_sample set");

@@ -19,6 +19,22 @@ TEST_F(RootTest, opening_a_topic_with_another_setting_throws_a_mismatch) {
     EXPECT_NE(message.find("depth"), std::string::npos) << message;
 }
 
+TEST_F(RootTest, a_typed_topic_refuses_another_type_when_it_is_opened) {
+    ringbus::Node node("cpp-test", root.path());
+    ringbus::Publisher<test::Pose> publisher(node, "pose", ringbus::TopicOptions().payload_type<test::Pose>());
+    std::string message;
+    EXPECT_EQ(thrown([&] { ringbus::Subscriber<float>(node, "pose", ringbus::TopicOptions().payload_type<float>()); },
+                     &message),
+              RB_ERR_MISMATCH);
+    EXPECT_NE(message.find("test::Pose"), std::string::npos) << message;
+    EXPECT_NE(message.find("f32"), std::string::npos) << message;
+    ringbus::Subscriber<test::Pose> subscriber(node, "pose", ringbus::TopicOptions().payload_type<test::Pose>());
+    auto loan = publisher.loan();
+    loan.value() = test::Pose{};
+    loan.publish();
+    EXPECT_TRUE(subscriber.take());
+}
+
 TEST_F(RootTest, a_message_of_another_type_throws_naming_the_type) {
     ringbus::Node node("cpp-test", root.path());
     ringbus::Publisher<std::byte> publisher(node, "pose");

@@ -89,12 +89,16 @@ pub struct Publisher {
     lent: u64,
     /// When to look for subscribers that died asleep.
     sleeper_audit: SleeperAudit,
+    /// The payload type this publisher named ([`TopicBuilder::payload_type_named`]): typed
+    /// loans of a type of its layout are that type.
+    named_payload: Option<PayloadType>,
     _node: Node,
 }
 
 impl Publisher {
     pub(crate) fn new(builder: TopicBuilder) -> Result<Publisher, OpenError> {
         let direct_wakes = builder.direct_wakes.unwrap_or(crate::notify::DEFAULT_DIRECT_WAKES);
+        let named_payload = builder.settings.payload.clone().filter(|_| builder.settings.payload_declared);
         if direct_wakes == 0 {
             return Err(OpenError::InvalidConfig { field: "direct_wakes", value: 0, reason: "must be at least 1" });
         }
@@ -143,6 +147,7 @@ impl Publisher {
             when_full: builder.when_full.unwrap_or(WhenFull::Wait(None)),
             lent: 0,
             sleeper_audit: SleeperAudit::default(),
+            named_payload,
             _node: node,
         })
     }
@@ -400,7 +405,9 @@ impl Publisher {
     /// ```
     pub fn loan_value<T: Pod>(&mut self) -> Result<Loan<'_>, LoanError> {
         let (existing, requested) = (&self.topic.payload, PayloadType::of::<T>());
-        if *existing != PayloadType::bytes() && *existing != requested {
+        let named = self.named_payload.as_ref() == Some(existing)
+            && (existing.size, existing.align) == (requested.size, requested.align);
+        if *existing != PayloadType::bytes() && *existing != requested && !named {
             return Err(LoanError::TypeMismatch { existing: existing.name.clone(), requested: requested.name });
         }
         self.loan_uninit(std::mem::size_of::<T>())

@@ -26,6 +26,9 @@ pub(crate) struct Settings {
     pub pool_bytes: Option<u64>,
     pub preallocate: Option<bool>,
     pub payload: Option<PayloadType>,
+    /// The payload type was given by name (not Rust's name of a type): typed loans of a
+    /// type of its size and alignment are allowed under that name.
+    pub payload_declared: bool,
 }
 
 pub(crate) const DEFAULT_MAX_PUBLISHERS: u32 = 4;
@@ -44,6 +47,7 @@ pub(crate) const PREALLOCATE_UP_TO_BYTES: u64 = 4096;
 impl Settings {
     /// The configuration to create a topic with.
     pub(crate) fn resolve(&self) -> Result<(TopicConfig, PayloadType), OpenError> {
+        self.check_payload()?;
         let payload = self.payload.clone().unwrap_or_else(PayloadType::bytes);
         let depth = self.depth.unwrap_or(DEFAULT_DEPTH);
         let max_subscribers = self.max_subscribers.unwrap_or(DEFAULT_MAX_SUBSCRIBERS);
@@ -86,6 +90,7 @@ impl Settings {
         existing: &TopicConfig,
         existing_payload: &PayloadType,
     ) -> Result<(), OpenError> {
+        self.check_payload()?;
         let fields: [(&'static str, Option<u64>, u64); 9] = [
             ("max_publishers", self.max_publishers.map(u64::from), existing.max_publishers as u64),
             ("max_subscribers", self.max_subscribers.map(u64::from), existing.max_subscribers as u64),
@@ -110,6 +115,24 @@ impl Settings {
             }),
             _ => Ok(()),
         }
+    }
+}
+
+impl Settings {
+    /// A payload type given at run time must be one a topic can record.
+    fn check_payload(&self) -> Result<(), OpenError> {
+        let Some(p) = &self.payload else { return Ok(()) };
+        let invalid = |field, value: u64, reason| Err(OpenError::InvalidConfig { field, value, reason });
+        if p.name.is_empty() || p.name.len() > crate::shm::topic::MAX_TYPE_NAME_BYTES {
+            return invalid("payload type name length", p.name.len() as u64, "1 to 256 bytes");
+        }
+        if p.size == 0 {
+            return invalid("payload type size", 0, "at least 1 byte");
+        }
+        if !p.align.is_power_of_two() || p.align > 4096 {
+            return invalid("payload type alignment", p.align as u64, "a power of two, 1 to 4096");
+        }
+        Ok(())
     }
 }
 
@@ -312,6 +335,37 @@ impl TopicBuilder {
     /// ```
     pub fn payload_type<T: Pod>(mut self) -> Self {
         self.settings.payload = Some(PayloadType::of::<T>());
+        self.settings.payload_declared = false;
+        self
+    }
+
+    /// As [`payload_type`](TopicBuilder::payload_type), with `T` named as programs in
+    /// other languages name it (C, C++, Python give a type's name at run time): every
+    /// opener must give the same name, size and alignment. [`Publisher::loan_value`] of
+    /// `T` works on such a topic from a handle opened this way.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// // A C++ program publishes `geometry.Pose`, two doubles (RINGBUS_PAYLOAD in its header).
+    /// let mut cpp = node.topic("pose").payload_type_named("geometry.Pose", 16, 8).publisher()?;
+    /// let mut subscriber = node.topic("pose").payload_type_as::<[f64; 2]>("geometry.Pose").subscriber()?;
+    /// cpp.publish_copy(&[0u8; 16])?;
+    /// assert_eq!(subscriber.take()?.expect("published").value::<[f64; 2]>()?, &[0.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`Publisher::loan_value`]: crate::Publisher::loan_value
+    pub fn payload_type_as<T: Pod>(self, name: &str) -> Self {
+        self.payload_type_named(name, std::mem::size_of::<T>(), std::mem::align_of::<T>())
+    }
+
+    /// The payload type given at run time — a name (1 to 256 bytes), a size and an
+    /// alignment (a power of two up to 4096) — for programs that have no Rust type (the C
+    /// and C++ bindings use it). Out of range: [`OpenError::InvalidConfig`] at the open.
+    pub fn payload_type_named(mut self, name: &str, size: usize, align: usize) -> Self {
+        self.settings.payload = Some(PayloadType { name: name.to_string(), size: size as u64, align: align as u32 });
+        self.settings.payload_declared = true;
         self
     }
 
