@@ -9,7 +9,8 @@ use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
-use ringbus::{LoanError, OpenError, ReceiveError, SemaphoreFull, TakeError, TimedOut, WaitSetError};
+use ringbus::service::CallError;
+use ringbus::{LoanError, OpenError, QueueError, ReceiveError, SemaphoreFull, TakeError, TimedOut, WaitSetError};
 
 /// Everything a method of the module can fail with.
 #[derive(Debug)]
@@ -22,6 +23,8 @@ pub(crate) enum Error {
     Take(TakeError),
     Receive(ReceiveError),
     WaitSet(WaitSetError),
+    Queue(QueueError),
+    Call(CallError),
     SemaphoreFull(SemaphoreFull),
     Timeout,
     /// The object was closed or released; the message says which and what to do.
@@ -54,6 +57,8 @@ from_core!(
     Take(TakeError),
     Receive(ReceiveError),
     WaitSet(WaitSetError),
+    Queue(QueueError),
+    Call(CallError),
     SemaphoreFull(SemaphoreFull),
     Io(std::io::Error),
     Py(PyErr),
@@ -78,6 +83,7 @@ enum Class {
     NotFound,
     IoError,
     Unsupported,
+    ServerGone,
 }
 
 impl Class {
@@ -93,6 +99,7 @@ impl Class {
             Class::NotFound => "NotFound",
             Class::IoError => "IoError",
             Class::Unsupported => "Unsupported",
+            Class::ServerGone => "ServerGone",
         }
     }
 }
@@ -123,6 +130,13 @@ fn take_class(e: &TakeError) -> Class {
     }
 }
 
+fn queue_class(e: &QueueError) -> Class {
+    match e {
+        QueueError::CommandSize { .. } => Class::InvalidArgument,
+        _ => Class::Corrupted,
+    }
+}
+
 /// The class and message of an error that is not a Python exception already.
 fn classify(e: &Error) -> (Class, String) {
     let class = match e {
@@ -145,6 +159,10 @@ fn classify(e: &Error) -> (Class, String) {
         Error::WaitSet(WaitSetError::NothingToWaitFor) => Class::InvalidArgument,
         Error::WaitSet(WaitSetError::Io(_)) | Error::Io(_) => Class::IoError,
         Error::WaitSet(WaitSetError::Peer(e)) => open_class(e),
+        Error::Queue(e) | Error::Call(CallError::Queue(e)) => queue_class(e),
+        Error::Call(CallError::Timeout) => Class::Timeout,
+        Error::Call(CallError::ServerGone) => Class::ServerGone,
+        Error::Call(CallError::TypeMismatch { .. }) => Class::Mismatch,
         Error::SemaphoreFull(_) | Error::Busy(_) => Class::LimitReached,
         Error::Closed(_) => Class::Closed,
         Error::InvalidArgument(_) => Class::InvalidArgument,
@@ -156,6 +174,8 @@ fn classify(e: &Error) -> (Class, String) {
         Error::Take(e) => e.to_string(),
         Error::Receive(e) => e.to_string(),
         Error::WaitSet(e) => e.to_string(),
+        Error::Queue(e) => e.to_string(),
+        Error::Call(e) => e.to_string(),
         Error::SemaphoreFull(e) => e.to_string(),
         Error::Timeout => "the wait timed out; pass a longer timeout, or None to wait forever".into(),
         Error::Io(e) => e.to_string(),

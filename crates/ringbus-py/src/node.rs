@@ -1,14 +1,18 @@
 //! `Node` and `Topic`: joining the bus and describing a topic before opening it.
 
 use crate::blocking;
+use crate::commands::Command;
 use crate::errors::{closed, Error, Result};
 use crate::events::{Latch, Semaphore};
 use crate::handle::Handle;
 use crate::publisher::Publisher;
+use crate::queue::Queue;
+use crate::service::{Client, Server};
 use crate::subscriber::Subscriber;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString};
+use ringbus::service::{RawClient, RawServer};
 use ringbus::WhenFull;
 use std::path::PathBuf;
 
@@ -118,6 +122,78 @@ impl Node {
         });
         let b = if reliable { b.reliable() } else { b };
         Ok(Topic { builder: b, when_full })
+    }
+
+    /// Describes the command queue `name` whose commands are values of the numpy `dtype`
+    /// (one element each; a structured dtype for a struct — `align=True` lays it out as C
+    /// and Rust do): call `.producer()` or `.consumer()` on the result. Every opener gives
+    /// the same `type_name` (default: `"numpy:"` followed by `str(dtype.descr)`, e.g.
+    /// `"numpy:[('', '<u4')]"`), the dtype's size and its alignment, else `Mismatch`; to
+    /// share a queue with C, C++ or Rust, give the name they use (e.g. `"arm.move"`).
+    /// `capacity` (a power of two; default 1024 when creating), `mpsc` (several producers;
+    /// default SPSC when creating) and `wake` (default `ON_DATA` when creating) must match
+    /// an existing queue's when given.
+    #[pyo3(signature = (name, dtype, *, capacity = None, mpsc = None, wake = None, type_name = None))]
+    fn queue(
+        &self,
+        name: &str,
+        dtype: &Bound<'_, PyAny>,
+        capacity: Option<u32>,
+        mpsc: Option<bool>,
+        wake: Option<Wake>,
+        type_name: Option<&str>,
+    ) -> Result<Queue> {
+        let command = Command::new(dtype, type_name)?;
+        Ok(Queue::new(self.get()?, name, command, capacity, mpsc, wake))
+    }
+
+    /// Serves the service `name` (one server at a time): requests are values of
+    /// `request_dtype`, responses of `response_dtype`, named as `Node.queue()` names a
+    /// command type (give `request_type_name` and `response_type_name` to share the
+    /// service with C, C++ or Rust). `capacity` requests can wait. Answer them with
+    /// `serve_once()`.
+    #[pyo3(signature = (name, request_dtype, response_dtype, *, capacity = 64, request_type_name = None, response_type_name = None))]
+    fn service(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        request_dtype: &Bound<'_, PyAny>,
+        response_dtype: &Bound<'_, PyAny>,
+        capacity: u32,
+        request_type_name: Option<&str>,
+        response_type_name: Option<&str>,
+    ) -> Result<Server> {
+        let (node, request, response) = (
+            self.get()?,
+            Command::new(request_dtype, request_type_name)?,
+            Command::new(response_dtype, response_type_name)?,
+        );
+        let server = py.detach(|| RawServer::new(&node, name, capacity, &request.core, &response.core))?;
+        Ok(Server::new(server, request, response))
+    }
+
+    /// A client of the service `name`, with the server's request and response dtypes and
+    /// type names (see `service()`; other ones raise `Mismatch`, now if the server is
+    /// running, else at the first call). `capacity` responses can wait (late answers to
+    /// calls that timed out).
+    #[pyo3(signature = (name, request_dtype, response_dtype, *, capacity = 8, request_type_name = None, response_type_name = None))]
+    fn client(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        request_dtype: &Bound<'_, PyAny>,
+        response_dtype: &Bound<'_, PyAny>,
+        capacity: u32,
+        request_type_name: Option<&str>,
+        response_type_name: Option<&str>,
+    ) -> Result<Client> {
+        let (node, request, response) = (
+            self.get()?,
+            Command::new(request_dtype, request_type_name)?,
+            Command::new(response_dtype, response_type_name)?,
+        );
+        let client = py.detach(|| RawClient::new(&node, name, capacity, &request.core, &response.core))?;
+        Client::new(client, request, response)
     }
 
     /// Opens the latch `name`, creating it (not set) if needed.

@@ -8,6 +8,7 @@
 use crate::blocking;
 use crate::errors::{closed, Error, Result};
 use crate::events::{Latch, Semaphore, Word, WordPin};
+use crate::queue::Consumer;
 use crate::subscriber::Subscriber;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -165,6 +166,14 @@ impl WaitSet {
     fn attach_subscriber(&mut self, subscriber: &Bound<'_, Subscriber>) -> Result<u64> {
         let key = self.live()?.attach_subscriber(subscriber.borrow().core()?)?.keep();
         Ok(self.record(key, Some(subscriber.clone().into_any().unbind()), Keep::Nothing))
+    }
+
+    /// Reports `"data"` when a command is ready for `consumer` (of a queue that wakes:
+    /// not `Wake.NEVER`): pop until `None`. Do not also `wait()` on the consumer in another
+    /// thread meanwhile. Returns the key.
+    fn attach_consumer(&mut self, consumer: &Bound<'_, Consumer>) -> Result<u64> {
+        let key = self.live()?.attach_queue(consumer.borrow().core()?)?.keep();
+        Ok(self.record(key, Some(consumer.clone().into_any().unbind()), Keep::Nothing))
     }
 
     /// Reports `"latch"` while the latch is set. Returns the key.

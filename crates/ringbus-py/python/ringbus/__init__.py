@@ -5,7 +5,9 @@ A publisher writes a message in place into a chunk of its own shared memory
 place (``Sample`` supports the buffer protocol: ``numpy.frombuffer(sample, dtype)`` copies
 nothing). Processes also wait on latches, semaphores and raw shared-memory words, together
 with fds and timers, in one ``WaitSet`` — whose ``fileno()`` plugs into asyncio
-(:mod:`ringbus.aio`).
+(:mod:`ringbus.aio`). Command queues (``Node.queue``) and services (``Node.service``,
+``Node.client``) move numpy values of one dtype, shared with C, C++ and Rust programs that
+give the same type names.
 
 Example::
 
@@ -22,12 +24,17 @@ from __future__ import annotations
 from . import errors
 from ._native import (
     Event,
+    Client,
+    Consumer,
     Latch,
     Loan,
     Node,
+    Producer,
     Publisher,
+    Queue,
     Sample,
     Semaphore,
+    Server,
     Subscriber,
     Topic,
     WaitSet,
@@ -44,6 +51,7 @@ from .errors import (
     Mismatch,
     NoSpace,
     NotFound,
+    ServerGone,
     Timeout,
     Unsupported,
 )
@@ -55,6 +63,11 @@ __all__ = [
     "Loan",
     "Subscriber",
     "Sample",
+    "Queue",
+    "Producer",
+    "Consumer",
+    "Server",
+    "Client",
     "Wake",
     "WaitSet",
     "Event",
@@ -73,4 +86,5 @@ __all__ = [
     "Unsupported",
     "IoError",
     "NotFound",
+    "ServerGone",
 ]

@@ -3,20 +3,26 @@
 import os
 import sys
 import pathlib
-from typing import Any, Iterator, Literal, Optional, Protocol, Sequence, Tuple, Union, final
+from typing import Any, Callable, Iterator, Literal, Optional, Protocol, Sequence, Tuple, Union, final
 
+import numpy as np
 from numpy.typing import DTypeLike, NDArray
 from typing_extensions import Buffer, Self
 
 __all__ = [
+    "Client",
+    "Consumer",
     "Event",
     "Latch",
     "Loan",
     "Node",
+    "Producer",
     "Publisher",
+    "Queue",
     "SLICE_SECONDS",
     "Sample",
     "Semaphore",
+    "Server",
     "Subscriber",
     "Topic",
     "WaitSet",
@@ -68,6 +74,36 @@ class Node(_Resource):
         reliable: bool = False,
         when_full: Union[float, Literal["fail"], None] = None,
     ) -> Topic: ...
+    def queue(
+        self,
+        name: str,
+        dtype: DTypeLike,
+        *,
+        capacity: Optional[int] = None,
+        mpsc: Optional[bool] = None,
+        wake: Optional[Wake] = None,
+        type_name: Optional[str] = None,
+    ) -> Queue: ...
+    def service(
+        self,
+        name: str,
+        request_dtype: DTypeLike,
+        response_dtype: DTypeLike,
+        *,
+        capacity: int = 64,
+        request_type_name: Optional[str] = None,
+        response_type_name: Optional[str] = None,
+    ) -> Server: ...
+    def client(
+        self,
+        name: str,
+        request_dtype: DTypeLike,
+        response_dtype: DTypeLike,
+        *,
+        capacity: int = 8,
+        request_type_name: Optional[str] = None,
+        response_type_name: Optional[str] = None,
+    ) -> Client: ...
     def latch(self, name: str) -> Latch: ...
     def semaphore(self, name: str, initial: int = 0) -> Semaphore: ...
     @property
@@ -154,6 +190,58 @@ class Sample(Buffer):
     def __enter__(self) -> Self: ...
     def __exit__(self, *_exc: object) -> None: ...
 
+@final
+class Queue:
+    def producer(self) -> Producer: ...
+    def consumer(self) -> Consumer: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def type_name(self) -> str: ...
+
+@final
+class Producer(_Resource):
+    def push(self, command: object, timeout: Optional[float] = 0.0) -> bool: ...
+    def push_batch(self, commands: object) -> int: ...
+    def consumer_alive(self) -> bool: ...
+    def unlink(self) -> None: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def name(self) -> str: ...
+
+@final
+class Consumer(_Resource):
+    def pop(self) -> Optional[Any]: ...
+    def pop_batch(self, max: int) -> NDArray[Any]: ...
+    def wait(self, timeout: Optional[float] = None) -> bool: ...
+    def unlink(self) -> None: ...
+    @property
+    def abandoned(self) -> int: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+    @property
+    def name(self) -> str: ...
+
+@final
+class Server(_Resource):
+    def serve_once(self, handler: Callable[[Any], object], timeout: Optional[float] = None) -> int: ...
+    def sweep_clients(self) -> int: ...
+    @property
+    def dropped(self) -> int: ...
+
+@final
+class Client(_Resource):
+    def call(self, request: object, timeout: Optional[float] = None) -> Any: ...
+    @property
+    def id(self) -> int: ...
+
 class _NamedObject(_Resource):
     """What latches and semaphores share (not a runtime class)."""
 
@@ -209,6 +297,7 @@ class Event:
 class WaitSet(_Resource):
     def __new__(cls) -> WaitSet: ...
     def attach_subscriber(self, subscriber: Subscriber) -> int: ...
+    def attach_consumer(self, consumer: Consumer) -> int: ...
     def attach_latch(self, latch: Latch) -> int: ...
     def attach_semaphore(self, semaphore: Semaphore) -> int: ...
     def attach_word(self, word: Word, expected: int) -> int: ...

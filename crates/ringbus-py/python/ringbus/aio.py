@@ -2,7 +2,8 @@
 
 A :class:`~ringbus.WaitSet` hands its ``fileno()`` to ``loop.add_reader``; the fd becomes
 readable when ``WaitSet.wait(0)`` would report something. :func:`wait` awaits a wait set's
-events, :class:`Receiver` (and :func:`receive`, :func:`samples`) a subscriber's samples::
+events, :class:`Receiver` (and :func:`receive`, :func:`samples`) a subscriber's samples,
+:func:`wait_commands` a queue's commands and :func:`call` a service's response::
 
     async for sample in ringbus.aio.samples(subscriber):
         frame = numpy.frombuffer(sample, dtype=numpy.uint8)
@@ -28,12 +29,12 @@ from __future__ import annotations
 
 import asyncio
 from types import TracebackType
-from typing import AsyncIterator, List, Optional, Type
+from typing import Any, AsyncIterator, List, Optional, Type
 
-from ._native import Event, Sample, Subscriber, WaitSet
+from ._native import Client, Consumer, Event, Sample, Subscriber, WaitSet
 from .errors import Timeout
 
-__all__ = ["wait", "Receiver", "receive", "samples"]
+__all__ = ["wait", "Receiver", "receive", "samples", "wait_commands", "call"]
 
 
 def _resolve(future: "asyncio.Future[None]") -> None:
@@ -126,3 +127,27 @@ async def samples(subscriber: Subscriber) -> AsyncIterator[Sample]:
     with Receiver(subscriber) as receiver:
         while True:
             yield await receiver.receive()
+
+
+async def wait_commands(consumer: Consumer, timeout: Optional[float] = None) -> bool:
+    """Awaits a command ready for ``consumer`` (of a queue that wakes: not ``Wake.NEVER``),
+    at most ``timeout`` seconds (``None``: forever); returns whether one is, like
+    ``Consumer.wait`` without blocking the loop. Then ``pop`` until ``None``."""
+    with WaitSet() as waitset:
+        waitset.attach_consumer(consumer)
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            if consumer.wait(0):
+                return True
+            remaining = None if deadline is None else deadline - loop.time()
+            if remaining is not None and remaining <= 0:
+                return False
+            await wait(waitset, remaining)
+
+
+async def call(client: Client, request: object, timeout: Optional[float] = None) -> Any:
+    """Awaits ``client.call(request, timeout)``, made on the default executor's thread (the
+    call releases the GIL while it waits), without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, client.call, request, timeout)

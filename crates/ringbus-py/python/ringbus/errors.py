@@ -15,7 +15,7 @@ class Error(Exception):
 
 
 class Timeout(Error, TimeoutError):
-    """A wait (``receive``, ``Latch.wait``, a publish held back by a reliable subscriber
+    """A wait (``receive``, ``Latch.wait``, a service ``call`` the server did not answer in time, a publish held back by a reliable subscriber
     with ``when_full`` in seconds, ...) ended because its timeout passed."""
 
 
@@ -28,7 +28,8 @@ class InvalidArgument(Error, ValueError):
 
 
 class Mismatch(Error):
-    """An existing topic or segment has other settings, type or layout version."""
+    """An existing topic, queue, service or segment has other settings, type or layout
+    version."""
 
 
 class Corrupted(Error):
@@ -56,3 +57,8 @@ class IoError(Error, OSError):
 
 class NotFound(IoError, FileNotFoundError):
     """A file the call needed does not exist."""
+
+
+class ServerGone(Error, ConnectionError):
+    """No server runs the service a client called (none was started, or it exited or was
+    killed). Start it and call again: the client finds the new one by itself."""
