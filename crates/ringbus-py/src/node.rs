@@ -153,6 +153,7 @@ impl Node {
     /// service with C, C++ or Rust). `capacity` requests can wait. Answer them with
     /// `serve_once()`.
     #[pyo3(signature = (name, request_dtype, response_dtype, *, capacity = 64, request_type_name = None, response_type_name = None))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn service(
         &self,
         py: Python<'_>,
@@ -177,6 +178,7 @@ impl Node {
     /// running, else at the first call). `capacity` responses can wait (late answers to
     /// calls that timed out).
     #[pyo3(signature = (name, request_dtype, response_dtype, *, capacity = 8, request_type_name = None, response_type_name = None))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn client(
         &self,
         py: Python<'_>,

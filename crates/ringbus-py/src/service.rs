@@ -143,12 +143,15 @@ struct Job {
     timeout: Duration,
 }
 
+/// A call's number and its response body (or why it failed).
+type Answer = (u64, std::result::Result<Vec<u8>, CallError>);
+
 /// The worker thread of a client, which owns the core client.
 struct Worker {
     jobs: Option<mpsc::Sender<Job>>,
     /// In a mutex only to make the client `Sync`, as Python classes must be (a call holds
     /// the client mutably: the mutex is never contended).
-    answers: Mutex<mpsc::Receiver<(u64, std::result::Result<Vec<u8>, CallError>)>>,
+    answers: Mutex<mpsc::Receiver<Answer>>,
     thread: Option<JoinHandle<()>>,
 }
 
