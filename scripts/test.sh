@@ -69,6 +69,11 @@ step "bridge (eclipse-zenoh from Python)"; bash scripts/test-bridge.sh
 # The published crates package and build from their packages alone, together: each one's
 # path dependencies come from the others' packages (crates.io does not have them yet).
 step "packages (cargo publish --dry-run)"
+# cargo unpacks the packages it verifies under ~/.cargo/registry/src/-<id of this checkout's
+# path>/ and never unpacks the same version there again: a checkout at a path used before
+# would be verified against the sources of that earlier run. Our crates are on no registry,
+# so every unpacked copy of them is such a leftover.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ringbus-[0-9]* "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ringbus-*-[0-9]*
 cargo publish --dry-run --allow-dirty --locked -p ringbus -p ringbus-route -p ringbus-bench -p ringbus-cli
 
 step "leftovers"
