@@ -89,6 +89,15 @@ impl Node {
     }
 }
 
+/// `len` bytes as exactly one command (or body) of `size` bytes, or the error that says
+/// they are not.
+pub(crate) fn one_command(len: usize, size: usize) -> Result<(), QueueError> {
+    match len == size {
+        true => Ok(()),
+        false => Err(QueueError::CommandSize { command: size, given: len }),
+    }
+}
+
 /// `len` bytes as a count of whole commands of `size`, or the error that says they are not.
 fn whole_commands(len: usize, size: usize) -> Result<usize, QueueError> {
     match len % size {
@@ -117,7 +126,7 @@ impl Producer<RawCommand> {
     /// Pushes one command (exactly [`CommandType::size`] bytes), or fails with
     /// [`PushError::Full`] if the queue is full. Never blocks.
     pub fn push_bytes(&mut self, command: &[u8]) -> Result<(), PushError<()>> {
-        self.exactly_one(command)?;
+        one_command(command.len(), self.command_size())?;
         match self.push_batch_bytes(command)? {
             1 => Ok(()),
             _ => Err(PushError::Full(())),
@@ -142,14 +151,6 @@ impl Producer<RawCommand> {
     pub fn command_size(&self) -> usize {
         self.handle.view.command_bytes()
     }
-
-    fn exactly_one(&self, command: &[u8]) -> Result<(), QueueError> {
-        let size = self.command_size();
-        match command.len() == size {
-            true => Ok(()),
-            false => Err(QueueError::CommandSize { command: size, given: command.len() }),
-        }
-    }
 }
 
 impl Consumer<RawCommand> {
@@ -171,10 +172,7 @@ impl Consumer<RawCommand> {
     /// Pops one command into `out` (exactly [`CommandType::size`] bytes); whether there
     /// was one. Never blocks.
     pub fn pop_bytes(&mut self, out: &mut [u8]) -> Result<bool, QueueError> {
-        let size = self.command_size();
-        if out.len() != size {
-            return Err(QueueError::CommandSize { command: size, given: out.len() });
-        }
+        one_command(out.len(), self.command_size())?;
         Ok(self.pop_batch_bytes(out)? == 1)
     }
 

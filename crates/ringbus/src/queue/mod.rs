@@ -4,7 +4,7 @@
 //! for other languages).
 
 #[cfg(not(loom))]
-mod bytes;
+pub(crate) mod bytes;
 #[cfg(not(loom))]
 mod handle;
 #[cfg(not(loom))]

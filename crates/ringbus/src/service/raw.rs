@@ -14,6 +14,7 @@
 
 use super::{requests_name, responses_name, CallError, LIVENESS_CHECK};
 use crate::error::OpenError;
+use crate::queue::bytes::one_command;
 use crate::queue::{CommandType, Consumer, Producer, PushError, QueueError, RawCommand};
 use crate::Node;
 use std::collections::HashMap;
@@ -68,14 +69,6 @@ impl Envelope {
 
     fn body_mut<'b>(&self, bytes: &'b mut [u8]) -> &'b mut [u8] {
         &mut bytes[self.body_offset..self.body_offset + self.body_size]
-    }
-}
-
-/// A body of `given` bytes for a type of `wanted`: an error that says so.
-fn body_size(given: usize, wanted: usize) -> Result<(), QueueError> {
-    match given == wanted {
-        true => Ok(()),
-        false => Err(QueueError::CommandSize { command: wanted, given }),
     }
 }
 
@@ -253,8 +246,8 @@ impl RawClient {
     /// for its response, written into `response` (the response type's size). Fails with
     /// [`CallError::ServerGone`] when no server lives, [`CallError::Timeout`] otherwise.
     pub fn call(&mut self, request: &[u8], response: &mut [u8], timeout: Duration) -> Result<(), CallError> {
-        body_size(request.len(), self.request.body_size)?;
-        body_size(response.len(), self.response.body_size)?;
+        one_command(request.len(), self.request.body_size)?;
+        one_command(response.len(), self.response.body_size)?;
         let deadline = Instant::now() + timeout;
         self.next += 1;
         let mut envelope = self.request.bytes();
