@@ -28,6 +28,24 @@ pub(crate) enum Wake {
     Never,
 }
 
+impl From<Wake> for ringbus::Wake {
+    fn from(wake: Wake) -> ringbus::Wake {
+        match wake {
+            Wake::OnData => ringbus::Wake::OnData,
+            Wake::Never => ringbus::Wake::Never,
+        }
+    }
+}
+
+impl From<ringbus::Wake> for Wake {
+    fn from(wake: ringbus::Wake) -> Wake {
+        match wake {
+            ringbus::Wake::OnData => Wake::OnData,
+            ringbus::Wake::Never => Wake::Never,
+        }
+    }
+}
+
 /// A participant on the bus, registered under the ringbus root (`root`, else
 /// `$RINGBUS_ROOT`, else `/dev/shm/ringbus-<uid>`). Publishers, subscribers, latches and
 /// semaphores opened through it keep working after it is closed.
@@ -116,10 +134,7 @@ impl Node {
         );
         let b = given(b, [(max_payload_bytes, B::max_payload_bytes), (pool_bytes, B::pool_bytes)]);
         let b = given(b, [(preallocate, B::preallocate)]);
-        let b = b.wake(match wake {
-            Wake::OnData => ringbus::Wake::OnData,
-            Wake::Never => ringbus::Wake::Never,
-        });
+        let b = b.wake(wake.into());
         let b = if reliable { b.reliable() } else { b };
         Ok(Topic { builder: b, when_full })
     }

@@ -47,8 +47,7 @@ impl Queue {
             None => b,
         };
         match self.wake {
-            Some(Wake::OnData) => b.wake(ringbus::Wake::OnData),
-            Some(Wake::Never) => b.wake(ringbus::Wake::Never),
+            Some(wake) => b.wake(wake.into()),
             None => b,
         }
     }

@@ -39,6 +39,11 @@ impl Server {
     fn live(&mut self) -> Result<&mut RawServer> {
         self.inner.as_mut().ok_or_else(|| closed("server"))
     }
+
+    /// The core server, for a wait set to attach.
+    pub(crate) fn core(&self) -> Result<&RawServer> {
+        self.inner.as_ref().ok_or_else(|| closed("server"))
+    }
 }
 
 /// Answers one request with `handler`: its result, converted to the response dtype, into

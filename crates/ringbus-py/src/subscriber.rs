@@ -4,6 +4,7 @@ use crate::arrays;
 use crate::blocking;
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
+use crate::node::Wake;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -100,6 +101,14 @@ impl Subscriber {
     #[getter]
     fn held(&self) -> Result<u32> {
         Ok(self.peek_live()?.held())
+    }
+
+    /// Whether `receive()` and wait sets sleep until a publish wakes them (`Wake.ON_DATA`)
+    /// or this subscriber only polls (`Wake.NEVER`): the topic's `wake` setting it was
+    /// opened with. An executor's `input()` reads it to pick its style.
+    #[getter]
+    fn wake(&self) -> Result<Wake> {
+        Ok(self.peek_live()?.wake_mode().into())
     }
 
     /// The topic's name.

@@ -9,6 +9,7 @@ use crate::blocking;
 use crate::errors::{closed, Error, Result};
 use crate::events::{Latch, Semaphore, Word, WordPin};
 use crate::queue::Consumer;
+use crate::service::Server;
 use crate::subscriber::Subscriber;
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -174,6 +175,14 @@ impl WaitSet {
     fn attach_consumer(&mut self, consumer: &Bound<'_, Consumer>) -> Result<u64> {
         let key = self.live()?.attach_queue(consumer.borrow().core()?)?.keep();
         Ok(self.record(key, Some(consumer.clone().into_any().unbind()), Keep::Nothing))
+    }
+
+    /// Reports `"data"` while requests wait for `server`: answer them with
+    /// `server.serve_once(handler, timeout=0)`. Do not also `serve_once` with a timeout in
+    /// another thread meanwhile. Returns the key.
+    fn attach_server(&mut self, server: &Bound<'_, Server>) -> Result<u64> {
+        let key = server.borrow().core()?.attach_to(self.live()?)?.keep();
+        Ok(self.record(key, Some(server.clone().into_any().unbind()), Keep::Nothing))
     }
 
     /// Reports `"latch"` while the latch is set. Returns the key.

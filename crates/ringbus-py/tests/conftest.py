@@ -19,6 +19,8 @@ import pytest
 
 import ringbus
 
+REPO = Path(__file__).resolve().parents[3]
+
 # A child process that has not finished by then has hung: the test fails instead of stalling.
 CHILD_TIMEOUT_S = 60
 
@@ -109,3 +111,15 @@ def read_line(child: "subprocess.Popen[str]") -> str:
         _, _, err = finish(child)
         pytest.fail(f"child ended before printing: {err}")
     return line.strip()
+
+
+@pytest.fixture(scope="session")
+def command_queue() -> str:
+    """The Rust example `command_queue` (built here if needed)."""
+    subprocess.run(
+        ["cargo", "build", "-q", "-p", "ringbus", "--example", "command_queue"],
+        cwd=REPO,
+        check=True,
+        timeout=600,
+    )
+    return str(REPO / "target" / "debug" / "examples" / "command_queue")

@@ -18,7 +18,6 @@ import ringbus.aio
 from conftest import CHILD_TIMEOUT_S, finish, python_child, read_line
 
 MOVE = np.dtype([("dx", "<f4"), ("dy", "<f4")], align=True)
-REPO = Path(__file__).resolve().parents[3]
 
 
 def test_push_and_pop_values_of_the_dtype(node: ringbus.Node) -> None:
@@ -121,18 +120,6 @@ def test_asyncio_waits_for_commands(node: ringbus.Node) -> None:
         assert asyncio.run(main())
         assert consumer.pop() == 5
         consumer.unlink()
-
-
-@pytest.fixture(scope="session")
-def command_queue() -> str:
-    """The Rust example `command_queue` (built here if needed)."""
-    subprocess.run(
-        ["cargo", "build", "-q", "-p", "ringbus", "--example", "command_queue"],
-        cwd=REPO,
-        check=True,
-        timeout=600,
-    )
-    return str(REPO / "target" / "debug" / "examples" / "command_queue")
 
 
 def test_python_commands_to_a_rust_controller_and_its_answer(node: ringbus.Node, command_queue: str, root: Path) -> None:

@@ -6,6 +6,10 @@
 //! cargo run -p ringbus --example command_queue [-- --moves N]   # default 200 moves
 //! ```
 //!
+//! `--controller N` runs the controller alone and `--planner N` the planner alone, against
+//! a controller already running in `$RINGBUS_ROOT` — written in another language, say: the
+//! queue and the service are shared by any program that gives the same type names.
+//!
 //! The queue holds 16 commands: a planner faster than the controller waits for room
 //! (`push_timeout`) instead of losing commands. The controller is this program started
 //! again (`--controller N`). Uses `$RINGBUS_ROOT` if set, else a directory of its own
@@ -62,6 +66,28 @@ fn controller(moves: u32) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// Pushes `moves` commands, then asks the controller where the robot is; checks the answer.
+fn plan(node: &Node, moves: u32) -> Result<(), Box<dyn std::error::Error>> {
+    let mut commands = node.queue::<Move>(QUEUE).producer()?;
+    let mut waited = 0;
+    for _ in 0..moves {
+        let step = Move { dx: 1.0, dy: 0.5 };
+        if commands.push(step).is_err() {
+            waited += 1; // full: the controller is behind; wait for room (bounded)
+            commands.push_timeout(step, Some(TIMEOUT)).map_err(|_| "the controller stopped taking commands")?;
+        }
+    }
+    let mut client = Client::<u32, [f32; 2]>::new(node, SERVICE, 4)?;
+    let [x, y] = client.call(0, TIMEOUT)?;
+    println!("planner: pushed {moves} moves through a queue of {CAPACITY} ({waited} waited for room)");
+    println!("planner: the controller says the robot is at ({x}, {y})");
+    if (x, y) != (moves as f32, moves as f32 * 0.5) {
+        return Err("the controller lost or reordered commands".into());
+    }
+    Ok(())
+}
+
+/// Starts the controller (this program again) and plans against it.
 fn planner(root: &Path, moves: u32) -> Result<(), Box<dyn std::error::Error>> {
     let mut child = Command::new(std::env::current_exe()?)
         .args(["--controller", &moves.to_string()])
@@ -74,30 +100,14 @@ fn planner(root: &Path, moves: u32) -> Result<(), Box<dyn std::error::Error>> {
     if line.trim() != "ready" {
         return Err(format!("the controller did not start: {line:?}").into());
     }
-    let node = Node::with_root("planner", root)?;
-    let mut commands = node.queue::<Move>(QUEUE).producer()?;
-    let mut waited = 0;
-    for _ in 0..moves {
-        let step = Move { dx: 1.0, dy: 0.5 };
-        if commands.push(step).is_err() {
-            waited += 1; // full: the controller is behind; wait for room (bounded)
-            commands.push_timeout(step, Some(TIMEOUT)).map_err(|_| "the controller stopped taking commands")?;
-        }
-    }
-    let mut client = Client::<u32, [f32; 2]>::new(&node, SERVICE, 4)?;
-    let [x, y] = client.call(0, TIMEOUT)?;
-    println!("planner: pushed {moves} moves through a queue of {CAPACITY} ({waited} waited for room)");
-    println!("planner: the controller says the robot is at ({x}, {y})");
+    let planned = plan(&Node::with_root("planner", root)?, moves);
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest)?;
     print!("{rest}");
     if !child.wait()?.success() {
         return Err("the controller failed".into());
     }
-    if (x, y) != (moves as f32, moves as f32 * 0.5) {
-        return Err("the controller lost or reordered commands".into());
-    }
-    Ok(())
+    planned
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -110,6 +120,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     if args.iter().any(|a| a == "--controller") {
         return controller(number("--controller", 0)?);
+    }
+    if args.iter().any(|a| a == "--planner") {
+        // Against a controller already running in $RINGBUS_ROOT (one in Python, say).
+        return plan(&Node::new("planner")?, number("--planner", 0)?);
     }
     let root = ExampleRoot::new();
     planner(&root.path, number("--moves", 200)?)

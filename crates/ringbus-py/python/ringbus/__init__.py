@@ -3,9 +3,10 @@
 A publisher writes a message in place into a chunk of its own shared memory
 (``Publisher.loan``) and publishes it in O(1); every subscriber reads the same bytes in
 place (``Sample`` supports the buffer protocol: ``numpy.frombuffer(sample, dtype)`` copies
-nothing). Processes also wait on latches, semaphores and raw shared-memory words, together
-with fds and timers, in one ``WaitSet`` — whose ``fileno()`` plugs into asyncio
-(:mod:`ringbus.aio`). Command queues (``Node.queue``) and services (``Node.service``,
+nothing). An ``Executor`` runs timers and callbacks on one thread; its inputs let a
+timer poll topics instead of waking for every message. Processes also wait on latches,
+semaphores and raw shared-memory words, together with fds and timers, in one ``WaitSet``
+— whose ``fileno()`` plugs into asyncio (:mod:`ringbus.aio`). Command queues (``Node.queue``) and services (``Node.service``,
 ``Node.client``) move numpy values of one dtype, shared with C, C++ and Rust programs that
 give the same type names.
 
@@ -41,6 +42,7 @@ from ._native import (
     Wake,
     Word,
 )
+from .executor import Drained, Executor, ExecutorStats, Input
 from .errors import (
     Closed,
     Corrupted,
@@ -71,6 +73,10 @@ __all__ = [
     "Wake",
     "WaitSet",
     "Event",
+    "Executor",
+    "ExecutorStats",
+    "Input",
+    "Drained",
     "Latch",
     "Semaphore",
     "Word",

@@ -37,6 +37,7 @@ pub use raw::{RawClient, RawServer};
 use crate::error::OpenError;
 use crate::queue::{CommandType, QueueError};
 use crate::shm::pod::{read_bytes, write_bytes, Pod};
+use crate::waitset::{Attachment, WaitSet, WaitSetError};
 use crate::Node;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -126,6 +127,11 @@ impl<Req: Pod, Resp: Pod> Server<Req, Resp> {
         self.raw.serve_once(timeout, |request, response| {
             write_bytes(response, &handler(&read_bytes::<Req>(request)));
         })
+    }
+
+    /// Attaches the request queue to `wait_set` (see [`RawServer::attach_to`]).
+    pub fn attach_to<'w, 'a>(&self, wait_set: &'w WaitSet<'a>) -> Result<Attachment<'w, 'a>, WaitSetError> {
+        self.raw.attach_to(wait_set)
     }
 
     /// Forgets clients that are gone (and removes their response queues); returns how many
