@@ -42,3 +42,41 @@ pub(crate) fn view<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     module(buffer.py())?.call_method1("view", (buffer, dtype, shape))
 }
+
+/// A topic's declared payload type: the array layout every message has, shared by the
+/// topic's handles and their samples.
+pub(crate) type Declared = std::sync::Arc<Layout>;
+
+/// What `Node.topic(payload_dtype=, payload_shape=, payload_type_name=)` declares: the
+/// layout, and the type's name, size and alignment for the core's payload type.
+pub(crate) struct Declaration {
+    pub(crate) layout: Declared,
+    pub(crate) name: String,
+    pub(crate) size: usize,
+    pub(crate) align: usize,
+}
+
+pub(crate) fn declare(
+    dtype: &Bound<'_, PyAny>,
+    shape: Option<&Bound<'_, PyAny>>,
+    name: Option<&str>,
+) -> Result<Declaration> {
+    let (dtype, shape, size, align, name): (Py<PyAny>, Py<PyAny>, usize, usize, String) =
+        module(dtype.py())?.call_method1("declare", (dtype, shape, name))?.extract()?;
+    Ok(Declaration { layout: std::sync::Arc::new(Layout { dtype, shape }), name, size, align })
+}
+
+/// Refuses a `dtype` or `shape` other than the declared ones (`Mismatch`); `None` passes.
+pub(crate) fn check_declared(
+    declared: &Layout,
+    dtype: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+) -> Result<()> {
+    let py = match dtype.or(shape) {
+        Some(given) => given.py(),
+        None => return Ok(()),
+    };
+    let declared = (declared.dtype.clone_ref(py), declared.shape.clone_ref(py));
+    module(py)?.call_method1("check_declared", (declared, dtype, shape))?;
+    Ok(())
+}

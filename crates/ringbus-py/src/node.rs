@@ -1,5 +1,6 @@
 //! `Node` and `Topic`: joining the bus and describing a topic before opening it.
 
+use crate::arrays::{self, Declared};
 use crate::blocking;
 use crate::commands::Command;
 use crate::errors::{closed, Error, Result};
@@ -92,10 +93,19 @@ impl Node {
     /// behind: `None` (the default) waits as long as it takes, a number of seconds waits at
     /// most that long and then raises `Timeout`, `"fail"` raises `LimitReached` at once.
     /// Both belong to the subscriber or publisher, not to the topic.
+    ///
+    /// Typed arrays: `payload_dtype` (and `payload_shape`, default one value) declares that
+    /// every message is one numpy array of that dtype and shape. Every opener that declares
+    /// a type must declare the same name, size and alignment (else `Mismatch`), the
+    /// topic's `max_payload_bytes` defaults to the array's size, `loan_array()` and
+    /// `Sample.as_array()` need no arguments and refuse another dtype or shape.
+    /// `payload_type_name` (default: `"numpy:"` + `str(dtype.descr)` + the shape) is the
+    /// name C, C++ and Rust programs give the same type.
     #[pyo3(signature = (
         name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
         max_held = None, chunks = None, max_payload_bytes = None, pool_bytes = None, preallocate = None,
         keep_last = None, wake = Wake::OnData, direct_wakes = None, reliable = false, when_full = None,
+        payload_dtype = None, payload_shape = None, payload_type_name = None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn topic(
@@ -115,6 +125,9 @@ impl Node {
         direct_wakes: Option<u32>,
         reliable: bool,
         when_full: Option<&Bound<'_, PyAny>>,
+        payload_dtype: Option<&Bound<'_, PyAny>>,
+        payload_shape: Option<&Bound<'_, PyAny>>,
+        payload_type_name: Option<&str>,
     ) -> Result<Topic> {
         let when_full = when_full_policy(when_full)?;
         use ringbus::TopicBuilder as B;
@@ -136,7 +149,20 @@ impl Node {
         let b = given(b, [(preallocate, B::preallocate)]);
         let b = b.wake(wake.into());
         let b = if reliable { b.reliable() } else { b };
-        Ok(Topic { builder: b, when_full })
+        let declared = match (payload_dtype, payload_shape, payload_type_name) {
+            (Some(dtype), shape, name) => Some(arrays::declare(dtype, shape, name)?),
+            (None, None, None) => None,
+            (None, ..) => {
+                return Err(Error::InvalidArgument(
+                    "payload_shape and payload_type_name describe a payload_dtype: give payload_dtype too".into(),
+                ))
+            }
+        };
+        let b = match &declared {
+            Some(d) => b.payload_type_named(&d.name, d.size, d.align),
+            None => b,
+        };
+        Ok(Topic { builder: b, when_full, declared: declared.map(|d| d.layout) })
     }
 
     /// Describes the command queue `name` whose commands are values of the numpy `dtype`
@@ -315,6 +341,8 @@ pub(crate) struct Topic {
     builder: ringbus::TopicBuilder,
     /// What its publishers do when a reliable subscriber is behind.
     when_full: WhenFull,
+    /// The array every message is, if `payload_dtype` was given.
+    declared: Option<Declared>,
 }
 
 #[pymethods]
@@ -322,12 +350,12 @@ impl Topic {
     /// Joins the topic as a publisher (creating the topic if needed).
     fn publisher(&self, py: Python<'_>) -> Result<Publisher> {
         let builder = self.builder.clone().when_full(Publisher::core_policy(self.when_full));
-        Ok(Publisher::new(py.detach(|| builder.publisher())?, self.when_full))
+        Ok(Publisher::new(py.detach(|| builder.publisher())?, self.when_full, self.declared.clone()))
     }
 
     /// Joins the topic as a subscriber (creating the topic if needed).
     fn subscriber(&self, py: Python<'_>) -> Result<Subscriber> {
         let builder = self.builder.clone();
-        Ok(Subscriber::new(py.detach(|| builder.subscriber())?))
+        Ok(Subscriber::new(py.detach(|| builder.subscriber())?, self.declared.clone()))
     }
 }

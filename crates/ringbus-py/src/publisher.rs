@@ -5,7 +5,7 @@
 //! loan's memory is exported, and a loan can only ever go back to the publisher that lent
 //! it. One loan at a time per publisher, as in Rust.
 
-use crate::arrays::{self, Layout};
+use crate::arrays::{self, Declared, Layout};
 use crate::blocking::{self, SLICE};
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
@@ -41,11 +41,13 @@ pub(crate) struct Publisher {
     /// Waits the core counted beyond the first of each loan (it counts one per slice):
     /// `blocked` in `stats()` counts loans.
     extra_blocked: u64,
+    /// The array every message is, if the topic was opened with `payload_dtype`.
+    declared: Option<Declared>,
 }
 
 impl Publisher {
-    pub(crate) fn new(inner: ringbus::Publisher, when_full: WhenFull) -> Publisher {
-        Publisher { inner: Some(inner), lent: None, loans: 0, when_full, extra_blocked: 0 }
+    pub(crate) fn new(inner: ringbus::Publisher, when_full: WhenFull, declared: Option<Declared>) -> Publisher {
+        Publisher { inner: Some(inner), lent: None, loans: 0, when_full, extra_blocked: 0, declared }
     }
 
     /// The policy the core publisher gets for `when_full`: a loan that may wait waits at
@@ -170,17 +172,33 @@ impl Publisher {
 
     /// Lends a chunk sized for a numpy array of `shape` (an int or a tuple) and `dtype`
     /// (plain data: numbers, fixed-size records), as a `Loan` whose `as_array()` is that
-    /// array over the chunk itself: `pub.loan_array((1000, 4), numpy.float32)`. Raises
-    /// `InvalidArgument` for a dtype that cannot live in shared memory or a negative size;
-    /// as `loan()` otherwise. Needs numpy (`pip install 'ringbus[numpy]'`).
-    #[pyo3(signature = (shape, dtype, *, zeroed = false))]
+    /// array over the chunk itself: `pub.loan_array((1000, 4), numpy.float32)`. On a topic
+    /// opened with `payload_dtype`, both default to the declared ones and others raise
+    /// `Mismatch`. Raises `InvalidArgument` for a dtype that cannot live in shared memory
+    /// or a negative size; as `loan()` otherwise. Needs numpy (`pip install
+    /// 'ringbus[numpy]'`).
+    #[pyo3(signature = (shape = None, dtype = None, *, zeroed = false))]
     fn loan_array(
         slf: Bound<'_, Self>,
-        shape: &Bound<'_, PyAny>,
-        dtype: &Bound<'_, PyAny>,
+        shape: Option<&Bound<'_, PyAny>>,
+        dtype: Option<&Bound<'_, PyAny>>,
         zeroed: bool,
     ) -> Result<Loan> {
-        let (layout, size) = arrays::layout(shape, dtype)?;
+        let py = slf.py();
+        let declared = slf.borrow().declared.clone();
+        let (layout, size) = match (declared, shape, dtype) {
+            (Some(declared), shape, dtype) => {
+                arrays::check_declared(&declared, dtype, shape)?;
+                arrays::layout(declared.shape.bind(py), declared.dtype.bind(py))?
+            }
+            (None, Some(shape), Some(dtype)) => arrays::layout(shape, dtype)?,
+            (None, ..) => {
+                return Err(Error::InvalidArgument(
+                    "pass the array's shape and dtype: loan_array(shape, dtype) (this topic was not opened with payload_dtype)"
+                        .into(),
+                ))
+            }
+        };
         let mut loan = Publisher::loan(slf, size, zeroed)?;
         loan.layout = Some(layout);
         Ok(loan)

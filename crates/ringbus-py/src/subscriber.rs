@@ -1,6 +1,6 @@
 //! `Subscriber` and `Sample`: messages read in place from the publisher's shared memory.
 
-use crate::arrays;
+use crate::arrays::{self, Declared};
 use crate::blocking;
 use crate::buffer::Exports;
 use crate::errors::{closed, Error, Result};
@@ -19,11 +19,17 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 #[pyclass(module = "ringbus._native")]
 pub(crate) struct Subscriber {
     inner: Option<ringbus::Subscriber>,
+    /// The array every message is, if the topic was opened with `payload_dtype`.
+    declared: Option<Declared>,
 }
 
 impl Subscriber {
-    pub(crate) fn new(inner: ringbus::Subscriber) -> Subscriber {
-        Subscriber { inner: Some(inner) }
+    pub(crate) fn new(inner: ringbus::Subscriber, declared: Option<Declared>) -> Subscriber {
+        Subscriber { inner: Some(inner), declared }
+    }
+
+    fn sample(&self, sample: ringbus::Sample) -> Sample {
+        Sample::new(sample, self.declared.clone())
     }
 
     fn live(&mut self) -> Result<&mut ringbus::Subscriber> {
@@ -44,17 +50,20 @@ impl Subscriber {
 impl Subscriber {
     /// The next unread message, or `None`. Never blocks; no system call.
     fn take(&mut self) -> Result<Option<Sample>> {
-        Ok(self.live()?.take()?.map(Sample::new))
+        let sample = self.live()?.take()?;
+        Ok(sample.map(|s| self.sample(s)))
     }
 
     /// The newest message, or `None`, skipping (not counting as lost) everything older.
     fn take_latest(&mut self) -> Result<Option<Sample>> {
-        Ok(self.live()?.take_latest()?.map(Sample::new))
+        let sample = self.live()?.take_latest()?;
+        Ok(sample.map(|s| self.sample(s)))
     }
 
     /// The next unread message without consuming it, or `None`.
     fn peek(&mut self) -> Result<Option<Sample>> {
-        Ok(self.live()?.peek()?.map(Sample::new))
+        let sample = self.live()?.peek()?;
+        Ok(sample.map(|s| self.sample(s)))
     }
 
     /// Whether `take()` would find something. No system call.
@@ -73,7 +82,7 @@ impl Subscriber {
             Err(ReceiveError::Timeout) => Ok(None),
             Err(e) => Err(e.into()),
         })?;
-        Ok(Sample::new(sample))
+        Ok(self.sample(sample))
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -158,11 +167,13 @@ impl Subscriber {
 pub(crate) struct Sample {
     sample: Mutex<Option<ringbus::Sample>>,
     exports: Exports,
+    /// The array it is, if its subscriber's topic was opened with `payload_dtype`.
+    declared: Option<Declared>,
 }
 
 impl Sample {
-    fn new(sample: ringbus::Sample) -> Sample {
-        Sample { sample: Mutex::new(Some(sample)), exports: Exports::default() }
+    fn new(sample: ringbus::Sample, declared: Option<Declared>) -> Sample {
+        Sample { sample: Mutex::new(Some(sample)), exports: Exports::default(), declared }
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<ringbus::Sample>> {
@@ -247,18 +258,29 @@ impl Sample {
     }
 
     /// The payload as a read-only numpy array of `dtype` and `shape` (None: one dimension;
-    /// one size may be -1), over the publisher's chunk itself (no copy). Raises
-    /// `InvalidArgument` if the payload is not a whole number of `dtype`, does not fit
-    /// `shape`, or is not aligned for `dtype`. The array pins the sample: `release()`
-    /// raises `BufferError` while it lives, and dropping the sample keeps the chunk until
-    /// the array goes. Needs numpy (`pip install 'ringbus[numpy]'`).
-    #[pyo3(signature = (dtype, shape = None))]
+    /// one size may be -1), over the publisher's chunk itself (no copy). On a topic opened
+    /// with `payload_dtype`, both default to the declared ones and others raise
+    /// `Mismatch`. Raises `InvalidArgument` if the payload is not a whole number of
+    /// `dtype`, does not fit `shape`, or is not aligned for `dtype`. The array pins the
+    /// sample: `release()` raises `BufferError` while it lives, and dropping the sample
+    /// keeps the chunk until the array goes. Needs numpy (`pip install 'ringbus[numpy]'`).
+    #[pyo3(signature = (dtype = None, shape = None))]
     fn as_array<'py>(
         slf: &Bound<'py, Self>,
-        dtype: &Bound<'py, PyAny>,
+        dtype: Option<&Bound<'py, PyAny>>,
         shape: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        arrays::view(slf.as_any(), dtype, shape)
+    ) -> Result<Bound<'py, PyAny>> {
+        let py = slf.py();
+        match (&slf.get().declared, dtype) {
+            (Some(declared), dtype) => {
+                arrays::check_declared(declared, dtype, shape)?;
+                Ok(arrays::view(slf.as_any(), declared.dtype.bind(py), Some(declared.shape.bind(py)))?)
+            }
+            (None, Some(dtype)) => Ok(arrays::view(slf.as_any(), dtype, shape)?),
+            (None, None) => Err(Error::InvalidArgument(
+                "pass a dtype: as_array(dtype, shape) (this topic was not opened with payload_dtype)".into(),
+            )),
+        }
     }
 
     /// The payload copied into `bytes`.

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ringbus
-from conftest import run_python
+from conftest import finish, python_child, read_line, run_python
 
 POINTS = (1000, 4)
 
@@ -136,3 +136,60 @@ def test_numpy_is_optional_and_its_absence_says_what_to_install() -> None:
     )
     hint = "numpy ringbus arrays need numpy, which is not installed: pip install 'ringbus[numpy]' (or numpy)"
     assert out.splitlines() == ["numpy imported: False", hint, hint, "b'1234'"]
+
+
+IMAGE = (48, 64, 3)
+
+
+def test_a_topic_declared_as_arrays_checks_every_opener_and_every_view(node: ringbus.Node) -> None:
+    """`payload_dtype`/`payload_shape` declare what every message is: loans and samples
+    need no arguments, another dtype or shape is refused, and so is an opener declaring
+    another type; the topic is sized for exactly one array."""
+    topic = node.topic("camera", payload_dtype=np.uint8, payload_shape=IMAGE)
+    pub, sub = topic.publisher(), topic.subscriber()
+    assert pub.max_payload_bytes == 48 * 64 * 3
+    frame = np.random.default_rng(3).integers(0, 256, IMAGE, dtype=np.uint8)
+    with pub.loan_array() as loan:  # published when the block ends
+        loan.as_array()[:] = frame
+    with sub.take() as sample:
+        image = sample.as_array()
+        assert image.shape == IMAGE and image.dtype == np.uint8 and not image.flags.writeable
+        assert np.array_equal(image, frame)
+        with pytest.raises(ringbus.Mismatch, match="uint8"):
+            sample.as_array(np.float32)
+        with pytest.raises(ringbus.Mismatch, match="shape"):
+            sample.as_array(np.uint8, (64, 48, 3))
+        del image
+    with pytest.raises(ringbus.Mismatch, match="declared"):
+        pub.loan_array((10,), np.uint8)
+    with pytest.raises(ringbus.Mismatch):
+        node.topic("camera", payload_dtype=np.uint16, payload_shape=IMAGE).subscriber()
+    with pytest.raises(ringbus.InvalidArgument, match="payload_dtype"):
+        node.topic("camera", payload_shape=IMAGE)
+    # The same declaration in another process, a record dtype under the name C gives it.
+    point = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4")], align=True)
+    cloud = node.topic("cloud", payload_dtype=point, payload_shape=100, payload_type_name="geometry.Cloud100")
+    cloud_pub = cloud.publisher()
+    reader = python_child(
+        """
+        import numpy as np, ringbus
+        point = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4")], align=True)
+        with ringbus.Node("reader") as node:
+            topic = node.topic("cloud", payload_dtype=point, payload_shape=100, payload_type_name="geometry.Cloud100")
+            sub = topic.subscriber()
+            print("ready", flush=True)
+            with sub.receive(timeout=30.0) as sample:
+                points = sample.as_array()
+                print(points.shape, float(points["z"].sum()), flush=True)
+                del points
+        """
+    )
+    assert read_line(reader) == "ready"
+    with cloud_pub.loan_array(zeroed=True) as loan:
+        loan.as_array()["z"] = 0.5
+    rc, out, err = finish(reader)
+    assert rc == 0, err
+    assert out.strip() == "(100,) 50.0"
+    cloud_pub.close()
+    pub.close()
+    sub.close()

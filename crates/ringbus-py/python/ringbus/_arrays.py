@@ -15,7 +15,7 @@ import math
 import operator
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
-from .errors import InvalidArgument
+from .errors import InvalidArgument, Mismatch
 
 try:
     import numpy as np
@@ -57,11 +57,48 @@ def _dims(shape: Shape, *, infer: bool) -> Tuple[int, ...]:
     return dims
 
 
+def type_name(dt: np.dtype[Any]) -> str:
+    """The name Python gives a dtype when none is given: ``"numpy:"`` + ``str(dt.descr)``,
+    e.g. ``"numpy:[('', '<u4')]"`` (queues and topics alike)."""
+    return f"numpy:{dt.descr}"
+
+
 def layout(shape: Shape, dtype: DTypeLike) -> Tuple[np.dtype[Any], Tuple[int, ...], int]:
     """The dtype, the shape and the size in bytes of an array (for ``loan_array``)."""
     dt = _dtype(dtype)
     dims = _dims(shape, infer=False)
     return dt, dims, math.prod(dims) * dt.itemsize
+
+
+def declare(
+    dtype: DTypeLike, shape: Optional[Shape], name: Optional[str]
+) -> Tuple[np.dtype[Any], Tuple[int, ...], int, int, str]:
+    """A topic's payload type from ``Node.topic(payload_dtype=, payload_shape=,
+    payload_type_name=)``: every message is one array of ``shape`` (default: one value)
+    and ``dtype``. Returns the dtype, the shape, the size and alignment in bytes, and the
+    type's name: ``name``, else one made from the dtype and shape that every Python
+    process derives alike (programs in other languages give the same name explicitly)."""
+    dt, dims, size = layout(() if shape is None else shape, dtype)
+    if size == 0:
+        raise InvalidArgument(f"payload_shape {shape!r} makes messages of 0 bytes; give every size >= 1")
+    if name is None:
+        name = type_name(dt) + (str(list(dims)) if dims else "")
+    return dt, dims, size, dt.alignment, name
+
+
+def check_declared(declared: Tuple[np.dtype[Any], Tuple[int, ...]], dtype: Optional[DTypeLike], shape: Optional[Shape]) -> None:
+    """Refuses a dtype or shape other than the topic's declared ones (``Mismatch``)."""
+    want_dtype, want_shape = declared
+    if dtype is not None and _dtype(dtype) != want_dtype:
+        raise Mismatch(
+            f"this topic's messages are arrays of {want_dtype} (declared with payload_dtype), not {_dtype(dtype)}; "
+            "pass the declared dtype, or none"
+        )
+    if shape is not None and _dims(shape, infer=False) != want_shape:
+        raise Mismatch(
+            f"this topic's messages are arrays of shape {want_shape} (declared with payload_shape), "
+            f"not {tuple(_dims(shape, infer=False))}; pass the declared shape, or none"
+        )
 
 
 def _extent(buffer: Buffer) -> Tuple[int, int]:

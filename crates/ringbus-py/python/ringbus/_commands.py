@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional, Tuple
 
-from ._arrays import _dtype
+from ._arrays import _dtype, type_name as _type_name
 from .errors import InvalidArgument
 
 import numpy as np
@@ -23,7 +23,7 @@ def command_type(dtype: DTypeLike, type_name: Optional[str]) -> Tuple[np.dtype[A
     """The dtype, the type name (``type_name``, else ``"numpy:"`` + ``str(dtype.descr)``),
     the size and the alignment of one command."""
     dt = _dtype(dtype)
-    name = f"numpy:{dt.descr}" if type_name is None else type_name
+    name = _type_name(dt) if type_name is None else type_name
     return dt, name, dt.itemsize, dt.alignment
 
 
