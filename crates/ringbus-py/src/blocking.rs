@@ -7,9 +7,13 @@ use crate::errors::{Error, Result};
 use pyo3::prelude::*;
 use std::time::{Duration, Instant};
 
-/// The longest sleep between two checks for signals (Ctrl-C must interrupt a blocking call
-/// within 100 ms).
-pub(crate) const SLICE: Duration = Duration::from_millis(50);
+/// The longest sleep between two checks for signals: Ctrl-C interrupts a blocking call
+/// within 100 ms. Each slice that ends without a result is a wake-up of the process (tens
+/// of microseconds of CPU on a VM), so the slice is as long as that bound allows: a wait
+/// set whose timer ticks at 10 Hz or faster is never cut (a node that polls its inputs in
+/// a 10 Hz timer wakes 10 times a second, not 20). The core's waits sleep through signals,
+/// so slices are how Python's handlers get to run.
+pub(crate) const SLICE: Duration = Duration::from_millis(100);
 
 /// A Python timeout in seconds (`None`: forever) as a `Duration`.
 pub(crate) fn timeout(seconds: Option<f64>) -> Result<Option<Duration>> {

@@ -229,7 +229,7 @@ impl Publisher {
     /// `wakes_skipped` (nobody slept: no system call), `payload_bytes`, `blocked` (loans
     /// that waited for a reliable subscriber) and `blocked_ns` (nanoseconds they waited, in
     /// all). The shared counters `ringbus top` shows count a long wait once per slice of at
-    /// most 50 ms (the GIL is taken between slices).
+    /// most 100 ms (the GIL is taken between slices).
     fn stats<'py>(&self, py: Python<'py>) -> Result<Bound<'py, PyDict>> {
         let s = self.peek_live()?.stats();
         let dict = PyDict::new(py);

@@ -1,11 +1,6 @@
 //! `Server` and `Client`: services whose requests and responses are numpy values, on the
-//! core's services of run-time types.
-//!
-//! The core's `RawClient::call` sends a request and waits for its answer in one call that
-//! cannot be cut into slices (a second call would send the request again), so each
-//! `Client` makes its calls on a thread of its own: the Python thread waits for the answer
-//! in slices, GIL released, and Ctrl-C interrupts that wait (the call itself ends on the
-//! worker at its timeout, its late answer dropped).
+//! core's services of run-time types. A call is the core's `send` then `receive`, each
+//! waiting in slices with the GIL released, so Ctrl-C interrupts either wait.
 
 use crate::blocking;
 use crate::commands::Command;
@@ -13,13 +8,7 @@ use crate::errors::{closed, Error, Result};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use ringbus::service::{CallError, RawClient, RawServer};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Mutex, PoisonError};
-use std::thread::JoinHandle;
-use std::time::Duration;
-
-/// What a timeout of `None` (forever) waits: longer than any program runs.
-const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+use std::time::Instant;
 
 /// Answers the requests of one service (one server per service at a time): each request
 /// is a numpy scalar of the request dtype, each answer converted to the response dtype.
@@ -141,61 +130,12 @@ fn with_note(py: Python<'_>, error: Error, more: usize) -> Error {
     Error::Py(error)
 }
 
-/// A call for the worker thread: its number and its request body.
-struct Job {
-    number: u64,
-    request: Vec<u8>,
-    timeout: Duration,
-}
-
-/// A call's number and its response body (or why it failed).
-type Answer = (u64, std::result::Result<Vec<u8>, CallError>);
-
-/// The worker thread of a client, which owns the core client.
-struct Worker {
-    jobs: Option<mpsc::Sender<Job>>,
-    /// In a mutex only to make the client `Sync`, as Python classes must be (a call holds
-    /// the client mutably: the mutex is never contended).
-    answers: Mutex<mpsc::Receiver<Answer>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Worker {
-    fn spawn(mut client: RawClient) -> Result<Worker> {
-        let (jobs, to_do) = mpsc::channel::<Job>();
-        let (done, answers) = mpsc::channel();
-        let size = client.body_sizes().1;
-        let thread = std::thread::Builder::new().name("ringbus-client".into()).spawn(move || {
-            for job in to_do {
-                let mut response = vec![0; size];
-                let result = client.call(&job.request, &mut response, job.timeout).map(|()| response);
-                if done.send((job.number, result)).is_err() {
-                    break;
-                }
-            }
-            drop(client); // its response queue is removed before `done` says the thread ended
-        })?;
-        Ok(Worker { jobs: Some(jobs), answers: Mutex::new(answers), thread: Some(thread) })
-    }
-}
-
-impl Drop for Worker {
-    /// Ends the thread once a call it is making returns (one that Ctrl-C left).
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 /// Calls one service: `call(request)` sends a request (a value of the request dtype) and
 /// returns the response as a numpy scalar of the response dtype. It follows the service
 /// across server restarts. Use it from one thread at a time.
 #[pyclass(module = "ringbus._native")]
 pub(crate) struct Client {
-    worker: Option<Worker>,
-    calls: u64,
+    inner: Option<RawClient>,
     id: u64,
     request: Command,
     response: Command,
@@ -204,7 +144,7 @@ pub(crate) struct Client {
 impl Client {
     pub(crate) fn new(inner: RawClient, request: Command, response: Command) -> Result<Client> {
         let id = inner.id();
-        Ok(Client { worker: Some(Worker::spawn(inner)?), calls: 0, id, request, response })
+        Ok(Client { inner: Some(inner), id, request, response })
     }
 }
 
@@ -223,21 +163,28 @@ impl Client {
         request: &Bound<'py, PyAny>,
         timeout: Option<f64>,
     ) -> Result<Bound<'py, PyAny>> {
-        let timeout = blocking::timeout(timeout)?.unwrap_or(FOREVER).min(FOREVER);
-        let request = self.request.bytes(request)?.as_bytes().to_vec();
-        self.calls += 1;
-        let number = self.calls;
-        let worker = self.worker.as_mut().ok_or_else(|| closed("client"))?;
-        let ended = || Error::Closed("this client's call thread ended; open a new client".into());
-        let jobs = worker.jobs.as_ref().ok_or_else(ended)?;
-        jobs.send(Job { number, request, timeout }).map_err(|_| ended())?;
-        let answers = worker.answers.get_mut().unwrap_or_else(PoisonError::into_inner);
-        let answer = blocking::wait_in_slices(py, None, move |slice| match answers.recv_timeout(slice) {
-            Ok((n, answer)) if n == number => Ok(Some(answer)),
-            Ok(_) | Err(RecvTimeoutError::Timeout) => Ok(None), // an earlier, interrupted call's
-            Err(RecvTimeoutError::Disconnected) => Err(ended()),
+        let timeout = blocking::timeout(timeout)?;
+        let request = self.request.bytes(request)?;
+        let request = request.as_bytes();
+        let client = self.inner.as_mut().ok_or_else(|| closed("client"))?;
+        let mut response = vec![0; client.body_sizes().1];
+        // Both halves wait in slices: a send that timed out sent nothing (send again), a
+        // receive that timed out leaves the answer to come (receive again); an answer that
+        // Ctrl-C left behind is dropped by the next call.
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let call = blocking::wait_in_slices(py, timeout, |slice| match client.send(request, slice) {
+            Ok(call) => Ok(Some(call)),
+            Err(CallError::Timeout) => Ok(None),
+            Err(e) => Err(e.into()),
         })?;
-        self.response.scalar(&PyBytes::new(py, &answer?))
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        let answered =
+            blocking::wait_in_slices(py, left, |slice| Ok(client.receive(call, &mut response, slice)?.then_some(())));
+        match answered {
+            Err(Error::Timeout) => Err(CallError::Timeout.into()),
+            answered => answered,
+        }?;
+        self.response.scalar(&PyBytes::new(py, &response))
     }
 
     /// This client's id (the server addresses its responses to it).
@@ -249,13 +196,13 @@ impl Client {
     /// Whether `close()` was called.
     #[getter]
     fn closed(&self) -> bool {
-        self.worker.is_none()
+        self.inner.is_none()
     }
 
     /// Leaves the service (its response queue is removed). Idempotent.
     fn close(&mut self, py: Python<'_>) {
-        if let Some(worker) = self.worker.take() {
-            py.detach(|| drop(worker));
+        if let Some(client) = self.inner.take() {
+            py.detach(|| drop(client));
         }
     }
 

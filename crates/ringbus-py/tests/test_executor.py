@@ -153,8 +153,8 @@ def test_ctrl_c_stops_spin() -> None:
         import ringbus
         executor = ringbus.Executor()
         executor.timer(3600.0, lambda: None)
-        print("spinning", flush=True)
         try:
+            print("spinning", flush=True)
             executor.spin()
         except KeyboardInterrupt:
             print("interrupted", flush=True)

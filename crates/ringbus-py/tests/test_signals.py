@@ -1,6 +1,6 @@
 """Ctrl-C (SIGINT) interrupts blocking calls with KeyboardInterrupt.
 
-The target is within 100 ms: the delay is measured (from the kill to the moment
+The target is within 100 ms (one slice of the waits): the delay is measured (from the kill to the moment
 the child catches KeyboardInterrupt, both on CLOCK_MONOTONIC) and reported at the end of
 the run; the assertion keeps a generous 2 s, since tests never assert wall-clock times on
 a loaded machine.
@@ -51,5 +51,5 @@ def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
     rc, out, err = finish(child)
     assert rc == -signal.SIGINT and "KeyboardInterrupt" in err, (rc, err)
     delay_ms = (int(out.split()[-1]) - sent) / 1e6
-    MEASUREMENTS.append(f"Ctrl-C -> KeyboardInterrupt in {call}: {delay_ms:.1f} ms (target: < 100 ms)")
+    MEASUREMENTS.append(f"Ctrl-C -> KeyboardInterrupt in {call}: {delay_ms:.1f} ms (target: ≤ 100 ms)")
     assert delay_ms < 2000

@@ -157,3 +157,37 @@ fn a_steady_stream_of_calls_never_keeps_a_round_from_ending() {
         }
     });
 }
+
+#[test]
+fn a_call_cut_in_send_and_receive_waits_in_slices_and_drops_a_late_answer() {
+    let root = TestRoot::new();
+    let node = root.node("test");
+    let mut server = RawServer::new(&node, "sliced", 8, &u32_type(), &u32_type()).unwrap();
+    let mut client = RawClient::new(&node, "sliced", 8, &u32_type(), &u32_type()).unwrap();
+    let wait_set = ringbus::WaitSet::new().unwrap();
+    let attached = server.attach_to(&wait_set).unwrap();
+    let mut answer = [0u8; 4];
+
+    // A first call whose answer does not come in its slice: receive says so, sends nothing.
+    let first = client.send(&7u32.to_ne_bytes(), LIMIT).unwrap();
+    assert!(!client.receive(first, &mut answer, Duration::ZERO).unwrap());
+    // The server is woken through the wait set and answers without sleeping.
+    assert!(!wait_set.wait(Some(LIMIT)).unwrap().is_empty());
+    let double = |req: &[u8], resp: &mut [u8]| {
+        let n = u32::from_ne_bytes(req.try_into().unwrap());
+        resp.copy_from_slice(&(2 * n).to_ne_bytes());
+    };
+    assert_eq!(server.serve_once(Some(Duration::ZERO), double).unwrap(), 1);
+
+    // The caller gave up on the first call: the next one's receive drops its late answer.
+    let second = client.send(&21u32.to_ne_bytes(), LIMIT).unwrap();
+    assert_ne!(first, second);
+    assert_eq!(server.serve_once(Some(LIMIT), double).unwrap(), 1);
+    assert!(client.receive(second, &mut answer, LIMIT).unwrap());
+    assert_eq!(u32::from_ne_bytes(answer), 42);
+
+    // Once the server is gone, a send says so.
+    drop(attached);
+    drop(server);
+    assert!(matches!(client.send(&1u32.to_ne_bytes(), LIMIT), Err(CallError::ServerGone)));
+}

@@ -32,7 +32,7 @@
 
 mod raw;
 
-pub use raw::{RawClient, RawServer};
+pub use raw::{Call, RawClient, RawServer};
 
 use crate::error::OpenError;
 use crate::queue::{CommandType, QueueError};

@@ -196,6 +196,12 @@ impl Drop for RawServer {
     }
 }
 
+/// A request sent by [`RawClient::send`], whose answer [`RawClient::receive`] waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    id: u64,
+}
+
 /// Calls one service, with bodies as bytes. It follows the service across server
 /// restarts: when the server it knew is gone, a call looks for the request queue of a new
 /// one by name.
@@ -254,13 +260,27 @@ impl RawClient {
     /// Sends `request` (a body of the request type's size) and waits at most `timeout`
     /// for its response, written into `response` (the response type's size). Fails with
     /// [`CallError::ServerGone`] when no server lives, [`CallError::Timeout`] otherwise.
+    /// [`send`](RawClient::send) then [`receive`](RawClient::receive) is the same call cut
+    /// in two, for callers that wait in slices (and look at something else between them).
     pub fn call(&mut self, request: &[u8], response: &mut [u8], timeout: Duration) -> Result<(), CallError> {
-        one_command(request.len(), self.request.body_size)?;
-        one_command(response.len(), self.response.body_size)?;
         let deadline = Instant::now() + timeout;
-        self.next += 1;
+        let call = self.send(request, timeout)?;
+        match self.receive(call, response, deadline.saturating_duration_since(Instant::now()))? {
+            true => Ok(()),
+            false => Err(CallError::Timeout),
+        }
+    }
+
+    /// Sends `request` (a body of the request type's size), waiting at most `timeout` for
+    /// room in the request queue; [`receive`](RawClient::receive) then waits for the
+    /// answer. One call at a time: the answer to an earlier call still unanswered is
+    /// dropped when it comes. Fails with [`CallError::ServerGone`] when no server lives,
+    /// [`CallError::Timeout`] when the queue stayed full (nothing was sent: send again).
+    pub fn send(&mut self, request: &[u8], timeout: Duration) -> Result<Call, CallError> {
+        one_command(request.len(), self.request.body_size)?;
+        let deadline = Instant::now() + timeout;
         let mut envelope = self.request.bytes();
-        self.request.address(&mut envelope, self.next, self.id);
+        self.request.address(&mut envelope, self.next + 1, self.id);
         self.request.body_mut(&mut envelope).copy_from_slice(request);
         loop {
             let slice = deadline.saturating_duration_since(Instant::now()).min(LIVENESS_CHECK);
@@ -274,18 +294,29 @@ impl RawClient {
                 Err(PushError::Queue(e)) => return Err(e.into()),
             }
         }
+        self.next += 1;
+        Ok(Call { id: self.next })
+    }
+
+    /// Waits at most `timeout` for the answer to `call` (the last one sent) and writes it
+    /// into `response` (the response type's size): `Ok(true)`. `Ok(false)` when `timeout`
+    /// passed first — receive again, the answer may still come. Fails with
+    /// [`CallError::ServerGone`] when the server that took the request is gone.
+    pub fn receive(&mut self, call: Call, response: &mut [u8], timeout: Duration) -> Result<bool, CallError> {
+        one_command(response.len(), self.response.body_size)?;
+        let deadline = Instant::now() + timeout;
         let mut answer = self.response.bytes();
         loop {
             while self.responses.pop_bytes(&mut answer)? {
-                if self.response.id(&answer) == self.next {
+                if self.response.id(&answer) == call.id {
                     response.copy_from_slice(self.response.body(&answer));
-                    return Ok(());
+                    return Ok(true);
                 }
                 // A late answer to an earlier call that timed out: dropped.
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(CallError::Timeout);
+                return Ok(false);
             }
             let server_alive = || self.requests.as_ref().is_some_and(|r| r.consumer_alive());
             if !self.responses.wait(Some(left.min(LIVENESS_CHECK))) && !server_alive() {

@@ -1,6 +1,8 @@
-"""python -m ringbus.bench [--quick] [--json FILE]
+"""python -m ringbus.bench [transports|polling|service|all] [--quick] [--json FILE]
 
-End-to-end latency of numpy payloads (64 B and 1 MiB) between two Python processes:
+Three measurements, each against what Python users reach for today, in one run:
+
+transports: end-to-end latency of numpy payloads (64 B and 1 MiB) between two Python processes:
 ringbus against what Python users reach for today — multiprocessing.Queue,
 multiprocessing.shared_memory with multiprocessing Events, pyzmq over ipc:// — in one run.
 Transports and sizes are interleaved in rounds (a noisy machine slows them all alike).
@@ -8,6 +10,12 @@ e2e = the sender's time.monotonic_ns() before it loans/fills/sends → the recei
 the payload as a numpy array; each message is acknowledged before the next is sent
 (one-way latency without queueing). Prints a markdown table and the ratios our targets
 are set on; --json writes the rows.
+
+polling: a node reading three topics (10, 30, 50 Hz) in a 10 Hz timer, callback style
+against polling style (ringbus.Executor inputs): CPU time and wake-ups per second.
+
+service: a 64-byte request/response round trip between two processes, ringbus services
+against pyzmq REQ/REP over ipc://.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from typing import Any, Dict, List
 
 import numpy as np
 
+from . import polling, service
 from .transports import STOP, TRANSPORTS, WARMUP, Latencies, receiver
 
 SIZES = [64, 1 << 20]
@@ -145,22 +154,42 @@ def markdown(table: List[Dict[str, Any]], checks: List[Dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def transports(rounds: int, batch: int, warmup: int) -> Dict[str, Any]:
+    table = rows(run(rounds, batch, warmup))
+    checks = ratios(table)
+    print(markdown(table, checks))
+    return {"mode": MODE, "rows": table, "targets": checks}
+
+
 def main(argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ringbus.bench", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--quick", action="store_true", help="a short run (a smoke test; about 10 s)")
-    parser.add_argument("--json", metavar="FILE", help="write the rows (and the target ratios) as JSON")
+    parser = argparse.ArgumentParser(
+        prog="python -m ringbus.bench",
+        description="Python benchmarks of ringbus against multiprocessing and pyzmq, in one run.",
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("scenario", nargs="?", default="all", choices=["transports", "polling", "service", "all"])
+    parser.add_argument("--quick", action="store_true", help="a short run (a smoke test; about 20 s for all)")
+    parser.add_argument("--json", metavar="FILE", help="write every scenario's rows (and the target ratios) as JSON")
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 20, 3 with --quick)")
-    parser.add_argument("--batch", type=int, help="messages per transport, size and round (default 50, 10 with --quick)")
+    parser.add_argument("--batch", type=int, help="messages or calls per transport and round (default 50, 10 with --quick)")
+    parser.add_argument("--seconds", type=float, help="polling: seconds measured per pass (default 10, 2 with --quick)")
+    parser.add_argument("--passes", type=int, help="polling: passes (default 3, 1 with --quick)")
     args = parser.parse_args(argv)
     rounds = args.rounds or (3 if args.quick else 20)
     batch = args.batch or (10 if args.quick else 50)
-    table = rows(run(rounds, batch, warmup=5 if args.quick else 50))
-    checks = ratios(table)
-    print(markdown(table, checks))
+    warmup = 5 if args.quick else 50
+    results: Dict[str, Any] = {}
+    if args.scenario in ("transports", "all"):
+        results["transports"] = transports(rounds, batch, warmup)
+    if args.scenario in ("polling", "all"):
+        results["polling"] = polling.main(args.seconds or (2.0 if args.quick else 10.0), args.passes or (1 if args.quick else 3))
+    if args.scenario in ("service", "all"):
+        results["service"] = service.main(rounds, batch * 10, warmup)
     if args.json:
         machine = {"nproc": os.cpu_count(), "kernel": platform.release(), "python": platform.python_version()}
         with open(args.json, "w") as f:
-            json.dump({"mode": MODE, "machine": machine, "rows": table, "targets": checks}, f, indent=2)
+            json.dump({"machine": machine, **results}, f, indent=2)
     return 0
 
 
