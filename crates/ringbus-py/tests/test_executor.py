@@ -64,6 +64,12 @@ def test_inputs_read_the_same_way_in_both_styles(node: ringbus.Node, wake: ringb
         assert list(scans.take_all()) == []
         expected = 7 if wake == ringbus.Wake.ON_DATA else 0
         assert executor.stats().messages == expected  # polling: nothing woke for them
+        assert (scans.key is None) == scans.polling
+        if scans.key is not None:
+            executor.remove(scans.key)  # the executor stops feeding it
+            pub.publish_copy(b"\x07")
+            executor.spin_once(0)
+            assert executor.stats().messages == expected
 
 
 @pytest.mark.parametrize("wake", [ringbus.Wake.ON_DATA, ringbus.Wake.NEVER])

@@ -100,6 +100,9 @@ class Input:
     def __init__(self, subscriber: Subscriber) -> None:
         self.subscriber = subscriber
         self.polling = subscriber.wake == Wake.NEVER
+        self.key: Optional[int] = None
+        """The key to :meth:`Executor.remove` the executor's feed with (callback style; a
+        polling input has none: nothing of it is attached)."""
         self._queue: Deque[Sample] = collections.deque()
         self._overflow = 0
         self._last: Optional[Sample] = None
@@ -175,13 +178,13 @@ class Executor:
     (:meth:`service`), fds and words; then :meth:`spin` until a callback calls :meth:`stop`,
     or :meth:`spin_once` / :meth:`spin_for` for a bounded time, or ``await``
     :meth:`spin_async` in an asyncio program. Each registration returns a key for
-    :meth:`remove`. Use an executor from one thread.
+    :meth:`remove` (an input has its ``key``). Use an executor from the thread that made it
+    (as its wait set requires).
     """
 
     def __init__(self, waitset: Optional[WaitSet] = None) -> None:
         self.waitset = waitset if waitset is not None else WaitSet()
         self._handlers: Dict[int, _Handler] = {}
-        self._inputs: List[Input] = []
         self._stopping = False
         self._wakeups = self._timer_calls = self._messages = 0
         self._async_ready: Optional[asyncio.Future[None]] = None
@@ -219,8 +222,7 @@ class Executor:
             def fill(_event: Event) -> None:
                 self._messages += feed._fill()
 
-            self._add(self.waitset.attach_subscriber(subscriber), fill)
-        self._inputs.append(feed)
+            feed.key = self._add(self.waitset.attach_subscriber(subscriber), fill)
         return feed
 
     def commands(self, consumer: Consumer, callback: Callable[[Any], object]) -> int:
@@ -327,7 +329,6 @@ class Executor:
         """Detaches everything and closes the wait set (the subscribers, queues and servers
         stay open). Idempotent."""
         self._handlers.clear()
-        self._inputs.clear()
         self.waitset.close()
 
     def __enter__(self) -> Executor:
