@@ -1,4 +1,4 @@
-//! CPU time and context switches of this process, from `getrusage(RUSAGE_SELF)`.
+//! CPU time and context switches of this process or thread, from `getrusage`.
 //!
 //! The kernel keeps the *total* CPU time of a task exactly, but (without
 //! `CONFIG_VIRT_CPU_ACCOUNTING_GEN`) splits it into user and system time by sampling one
@@ -23,11 +23,21 @@ fn micros(t: libc::timeval) -> u64 {
 impl Usage {
     /// This process's usage so far (all its threads).
     pub(crate) fn of_self() -> Result<Usage> {
+        Self::of(libc::RUSAGE_SELF, "RUSAGE_SELF")
+    }
+
+    /// The calling thread's usage so far.
+    pub(crate) fn of_thread() -> Result<Usage> {
+        Self::of(libc::RUSAGE_THREAD, "RUSAGE_THREAD")
+    }
+
+    fn of(who: libc::c_int, name: &str) -> Result<Usage> {
         // SAFETY: all-zero is a valid rusage (plain integers and timevals).
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `ru` is a live, writable rusage; RUSAGE_SELF takes no other argument.
-        let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-        crate::transports::check(r.into(), || "getrusage(RUSAGE_SELF)".into())?;
+        // SAFETY: `ru` is a live, writable rusage; `who` is RUSAGE_SELF or RUSAGE_THREAD,
+        // which take no other argument.
+        let r = unsafe { libc::getrusage(who, &mut ru) };
+        crate::transports::check(r.into(), || format!("getrusage({name})"))?;
         Ok(Usage {
             user_us: micros(ru.ru_utime),
             sys_us: micros(ru.ru_stime),

@@ -54,9 +54,17 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
         }
         // One topic: a tick's start is the message's own publish.
         assert_eq!(r["tick_e2e_p50_us"], r["e2e_p50_us"], "{r}");
+        // Every side did some work for its messages (the kernel counts CPU time exactly).
+        for key in ["publisher_cpu_us_per_message", "subscribers_cpu_us_per_message"] {
+            assert!(r[key].as_f64().is_some_and(|v| v > 0.0), "{key} of {r}");
+        }
+        assert!(r["wakeups_per_delivery"].as_f64().is_some_and(|v| v >= 0.0), "{r}");
     }
+    assert!(floor["subscribers_cpu_us_per_message"].is_null(), "nobody receives: {floor}");
     let ringbus = row(&rows, "ringbus");
     assert!(ringbus["publish_p50_vs_eventfd"].as_f64().is_some(), "ratio column filled: {ringbus}");
+    assert!(ringbus["subscribers_cpu_vs_eventfd"].as_f64().is_some_and(|v| v > 0.0), "{ringbus}");
+    assert!(run.stdout.contains("subs CPU µs/msg"), "cost columns in the table:\n{}", run.stdout);
     for r in [ringbus, row(&rows, "ringbus-polling")] {
         assert!(r["publish_p50_vs_idle_floor"].as_f64().is_some_and(|v| v > 0.0), "ratio to the floor: {r}");
     }

@@ -18,11 +18,15 @@
 //! pass backwards (see [`Bench::plan`] below); each scenario's passes are summed up by
 //! `row::combine`, and its ratios paired within a pass (`row::fill_ratios`).
 //!
+//! Each side also reads what it spent over the measured messages (`getrusage`: the
+//! publishing thread, each subscriber process): the row's `cost` (`cost.rs`).
+//!
 //! `ringbus-reliable` is the ringbus scenario with the first `config.reliable` subscribers
 //! reliable: its row adds how many measured publishes waited for one of them to take a
 //! message (read from the publishers' stats at the end of warm-up and at the end), and its
 //! ratios to the lossy ringbus row of the same pass (`reliable`).
 
+mod cost;
 pub mod plot;
 mod reliable;
 pub mod report;
@@ -31,6 +35,7 @@ mod row;
 pub(crate) mod subscriber;
 pub mod verdict;
 
+pub use cost::Cost;
 pub use reliable::Reliable;
 pub use row::Row;
 
@@ -41,6 +46,7 @@ use crate::launch::{Launch, Workers};
 use crate::pace::Pacer;
 use crate::rundir::SHM;
 use crate::transports::{self, Fanout};
+use crate::usage::Usage;
 use crate::worker_main::WorkerJob;
 use anyhow::Result;
 use results::ResultsFile;
@@ -163,6 +169,7 @@ fn run_scenario(
             payload_bytes: s.payload_bytes,
             transport: s.transport,
             messages,
+            warmup: config.warmup,
             results: results_path.clone(),
             endpoint: h.endpoint,
         };
@@ -192,10 +199,12 @@ fn publish_all(
     let mut samples = PublishSamples::new(counter.is_some());
     let mut pacer = Pacer::new(config.rate_hz);
     let mut blocked_in_warmup = None;
+    let mut cpu_in_warmup = (config.warmup == 0).then(Usage::of_thread).transpose()?;
     for seq in 0..config.warmup + config.count {
         interrupt::check()?;
         if seq == config.warmup {
             blocked_in_warmup = fanout.blocked();
+            cpu_in_warmup = Some(Usage::of_thread()?);
         }
         pacer.wait();
         let warm = seq < config.warmup;
@@ -218,5 +227,6 @@ fn publish_all(
         progress.tick();
     }
     samples.blocked = fanout.blocked().zip(blocked_in_warmup).map(|(all, warmup)| all.since(warmup));
+    samples.cpu = cpu_in_warmup.map(|warmup| Usage::of_thread().map(|all| all.since(warmup))).transpose()?;
     Ok(samples)
 }

@@ -1,14 +1,15 @@
 //! The fan-out results as markdown: one row per scenario, then remarks on rows whose
 //! precondition did not always hold or whose publisher waited for a reliable subscriber.
 
-use super::{reliable, Row};
+use super::{cost, reliable, Row};
 use crate::config::format_size;
 use crate::report::{num, times, Table};
 
 /// The results as a markdown table, one row per (transport, subs, topics, payload). With
 /// several topics per tick, two more columns: e2e from the tick's start, and its ratio;
 /// with the futex baseline, one more: ringbus's e2e over its; with ringbus-reliable rows,
-/// their reliable subscribers, waits and ratios to ringbus.
+/// their reliable subscribers, waits and ratios to ringbus; then what each side spent
+/// (CPU per message, wake-ups) and its ratios.
 pub fn markdown(rows: &[Row]) -> String {
     let ticks = rows.iter().any(|r| r.topics > 1);
     let futex = rows.iter().any(|r| r.e2e_p50_vs_futex.is_some());
@@ -38,7 +39,7 @@ pub fn markdown(rows: &[Row]) -> String {
     if futex {
         table = table.number("e2e p50 / futex", |r| times(r.e2e_p50_vs_futex, ""));
     }
-    reliable::columns(table, rows).markdown(rows)
+    cost::columns(reliable::columns(table, rows), rows).markdown(rows)
 }
 
 /// Remarks a reader of the table needs: rows whose precondition (every subscriber asleep

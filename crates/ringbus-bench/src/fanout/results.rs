@@ -1,20 +1,24 @@
 //! The results file of one scenario: a readiness counter the subscribers bump once they are
 //! about to wait, then one row per subscriber of end-to-end latencies (ns) indexed by
-//! message sequence number; 0 means "not received".
+//! message sequence number (0 means "not received"), then what each subscriber spent over
+//! the measured messages.
 //!
 //! ```text
-//! word 0        ready: subscribers waiting for messages
-//! words 1..8    reserved (0)
-//! words 8..     subs × messages latencies, row-major
+//! word 0              ready: subscribers waiting for messages
+//! words 1..8          reserved (0)
+//! words 8..           subs × messages latencies, row-major
+//! then                subs × 4 words: recorded (1), user µs, system µs, voluntary switches
 //! ```
 
 use crate::shm::SharedWords;
+use crate::usage::Usage;
 use anyhow::{ensure, Result};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
 const HEADER_WORDS: usize = 8;
 const READY: usize = 0;
+const USAGE_WORDS: usize = 4;
 
 #[derive(Debug)]
 pub(crate) struct ResultsFile {
@@ -27,6 +31,7 @@ impl ResultsFile {
     fn words(subs: usize, messages: usize) -> Result<usize> {
         subs.checked_mul(messages)
             .and_then(|n| n.checked_add(HEADER_WORDS))
+            .and_then(|n| n.checked_add(subs.checked_mul(USAGE_WORDS)?))
             .ok_or_else(|| anyhow::anyhow!("{subs} subscribers × {messages} messages is too many; lower --count"))
     }
 
@@ -62,6 +67,29 @@ impl ResultsFile {
         Ok(())
     }
 
+    fn usage_at(&self, sub: usize) -> usize {
+        HEADER_WORDS + self.subs * self.messages + sub * USAGE_WORDS
+    }
+
+    /// Records what subscriber `sub` spent over the measured messages.
+    pub(crate) fn record_usage(&self, sub: usize, usage: Usage) -> Result<()> {
+        ensure!(sub < self.subs, "subscriber index {sub} out of range (subs = {})", self.subs);
+        let words = &self.shared.words()[self.usage_at(sub)..][..USAGE_WORDS];
+        for (word, value) in words[1..].iter().zip([usage.user_us, usage.sys_us, usage.voluntary]) {
+            word.store(value, Ordering::Relaxed);
+        }
+        words[0].store(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// What subscriber `sub` spent, `None` if it recorded nothing. Read by the bench after
+    /// the subscribers exited, as `latency`.
+    pub(crate) fn usage(&self, sub: usize) -> Option<Usage> {
+        let words = &self.shared.words()[self.usage_at(sub)..][..USAGE_WORDS];
+        let [recorded, user_us, sys_us, voluntary] = [0, 1, 2, 3].map(|i| words[i].load(Ordering::Relaxed));
+        (recorded == 1).then_some(Usage { user_us, sys_us, voluntary, involuntary: 0 })
+    }
+
     /// Subscriber `sub`'s latency for message `seq`, `None` if it did not receive it.
     /// Read by the bench after the subscribers exited (`wait` orders their writes before).
     pub(crate) fn latency(&self, sub: usize, seq: usize) -> Option<u64> {
@@ -90,5 +118,10 @@ mod tests {
         assert!(sub.record(3, 0, 1).is_err());
         assert!(sub.record(0, 5, 1).is_err());
         assert!(ResultsFile::open(&path, 3, 6).is_err(), "size mismatch is refused");
+        let spent = Usage { user_us: 5, sys_us: 7, voluntary: 9, involuntary: 0 };
+        sub.record_usage(2, spent).unwrap();
+        assert_eq!((bench.usage(2), bench.usage(1)), (Some(spent), None));
+        assert_eq!(bench.latency(2, 4), Some(1234), "usage is kept apart from the latencies");
+        assert!(sub.record_usage(3, spent).is_err());
     }
 }

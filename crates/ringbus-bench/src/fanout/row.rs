@@ -4,12 +4,14 @@
 //! each message, and exact system-call counts per publish; summing up one scenario's passes
 //! (`combine`), and its ratios, paired within a pass (`fill_ratios`).
 
+use super::cost::{self, Cost};
 use super::reliable::{self, Reliable};
 use super::results::ResultsFile;
 use crate::config::{Scenario, Transport};
 use crate::driver::Passes;
 use crate::stats::{histogram, median_finite, us};
 use crate::transports::Blocked;
+use crate::usage::Usage;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -59,6 +61,9 @@ pub struct Row {
     /// ringbus-reliable rows: reliable subscribers, waits, and ratios to the ringbus row.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub reliable: Option<Reliable>,
+    /// Rows with subscribers: CPU of each side and wake-ups over the measured messages.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
     /// Repetitions this row sums up (`--repeat`): each latency figure is the median of
     /// theirs, each ratio the median of the ratios within one repetition, counts add up.
     pub repetitions: u32,
@@ -85,6 +90,7 @@ pub(crate) fn combine(passes: &[&Row]) -> Row {
     row.lost = passes.iter().map(|r| r.lost).sum();
     row.publishes_not_all_asleep = passes.iter().filter_map(|r| r.publishes_not_all_asleep).reduce(|a, b| a + b);
     row.reliable = reliable::combine(passes);
+    row.cost = cost::combine(passes);
     row.repetitions = passes.len() as u32;
     row
 }
@@ -100,6 +106,8 @@ pub(crate) struct PublishSamples {
     tick_offsets_ns: Vec<u64>,
     /// The measured publishes' waits for reliable subscribers, if the transport has any.
     pub(crate) blocked: Option<Blocked>,
+    /// What the publishing thread spent over the measured publishes.
+    pub(crate) cpu: Option<Usage>,
 }
 
 impl PublishSamples {
@@ -110,6 +118,7 @@ impl PublishSamples {
             not_all_asleep: None,
             tick_offsets_ns: Vec::new(),
             blocked: None,
+            cpu: None,
         }
     }
 
@@ -172,6 +181,11 @@ pub(crate) fn row(
         }
     }
     let syscalls = publish.syscalls.filter(|&(_, _, n)| n > 0);
+    let measured = (messages - warmup) as u64;
+    let cost = results.zip(publish.cpu).map(|(results, publisher)| {
+        let subscribers = (0..s.subs as usize).filter_map(|i| results.usage(i)).fold(Usage::default(), Usage::plus);
+        Cost::measured(publisher, subscribers, measured * s.topics as u64, measured * s.subs as u64)
+    });
     Row {
         transport: s.transport,
         subs: s.subs,
@@ -197,8 +211,14 @@ pub(crate) fn row(
         e2e_p50_vs_futex: None,
         publish_p50_vs_idle_floor: None,
         reliable: publish.blocked.map(Reliable::measured),
+        cost,
         repetitions: 1,
     }
+}
+
+/// A row's subscribers' CPU per message (NaN without: no ratio).
+fn subscribers_cpu(row: &Row) -> f64 {
+    row.cost.map_or(f64::NAN, |c| c.subscribers_cpu_us_per_message)
 }
 
 /// The scenario `row` was measured in.
@@ -227,6 +247,13 @@ pub(crate) fn fill_ratios(measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
         }
         if matches!(r.transport, Ringbus | RingbusReliable | RingbusPolling) {
             r.publish_p50_vs_idle_floor = vs(Transport::IdleFloor, |r| r.publish_p50_us);
+        }
+        if let Some(cost) = r.cost.as_mut() {
+            cost.subscribers_cpu_vs_eventfd = vs(Transport::Eventfd, subscribers_cpu);
+            if matches!(r.transport, Ringbus | RingbusReliable) {
+                cost.subscribers_cpu_vs_futex = vs(Transport::Futex, subscribers_cpu);
+                cost.last_e2e_p50_vs_futex = vs(Transport::Futex, |r| r.last_e2e_p50_us);
+            }
         }
         if let Some(reliable) = r.reliable.as_mut() {
             reliable.publish_p50_vs_ringbus = vs(Ringbus, |r| r.publish_p50_us);
@@ -265,6 +292,7 @@ mod tests {
             e2e_p50_vs_futex: None,
             publish_p50_vs_idle_floor: None,
             reliable: None,
+            cost: None,
             repetitions: 1,
         }
     }

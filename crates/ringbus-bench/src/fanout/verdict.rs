@@ -431,6 +431,7 @@ mod tests {
             e2e_p50_vs_futex: None,
             publish_p50_vs_idle_floor: None,
             reliable: None,
+            cost: None,
             repetitions: 3,
         }
     }
