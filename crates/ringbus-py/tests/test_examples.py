@@ -23,6 +23,7 @@ CASES = {
     "numpy_image": (["--frames", "3"], "camera: published 3 frames of 3.5 MiB; "),
     "asyncio_subscriber": ([], "asyncio: awaited 6 messages; "),
     "wait_set": ([], "thermostat: shutdown after 10 readings (mean 21.12 °C) and "),
+    "polling_node": (["--seconds", "1"], "polling node: "),
 }
 
 
