@@ -12,6 +12,8 @@
 //!                    drops the sample (Wake::Never subscribers: nothing sleeps)
 //! ringbus  on-data   the same, but the waiting side sleeps in receive() and each publish
 //!                    wakes it (Wake::OnData): what a wake-up costs on top
+//! ringbus-take-with  busy-poll read in place with take_with(): no pin, no store the
+//!          never     publisher reads
 //! ```
 //!
 //! Loans are not written: a 1 MiB message costs what an 8-byte one does if nothing is
@@ -20,24 +22,30 @@
 //! one-way p50 ÷ the floor's, paired within a pass (the floor is measured in every pass,
 //! the order of the rows reversed on odd passes).
 //!
-//! Shared cache lines one round moves between the two cores, busy-poll, one topic
-//! direction (publisher on one core, spinning subscriber on the other), before the
-//! copy-free read:
+//! Shared cache lines one message moves between the two cores, busy-poll, one direction
+//! (publisher on one core, subscriber spinning on the other; payload not written or read;
+//! lines that only one side writes and nobody else reads on this path, and lines both
+//! only read, stay in their cache and are not counted):
 //!
 //! ```text
-//! publish   claim the spare chunk: generation store (its chunk-word line)
-//!           log entry (seqlock: WRITING mark, fields, sequence)
-//!           published position (own line)
-//!           wake word bump (topic line; polling subscribers read it every take)
-//!           publisher counters (own line, nobody reads them on this path)
-//! take      wake word load, occupancy words (unchanged: stay shared)
-//!           published position load, log entry load
-//!           pin: holder bit fetch_or + generation load (the chunk-word line)
-//!           held / taken / lost / read mark stores (the subscriber's own slot)
-//! drop      holder bit fetch_and (the chunk-word line again), held store
+//!                                              take()   take_with()  (before: take())
+//! publish  claim the next chunk: generation store  1        0            1
+//!            (its chunk-word line; take()'s pin and release wrote it)
+//!          log entry (seqlock: mark, fields, sequence) 1    1            1
+//!          published count (own line)               0*      0*           1
+//!          wake word bump (the topic's line)        1       1            1
+//! take     wake word load                          (same line as the bump)
+//!          published count load                    0       0            (same line)
+//!          log entry load                          (same line as its write)
+//!          pin: holder bit fetch_or, generation    (same chunk-word line)
+//!          release on drop: holder bit fetch_and   (same chunk-word line)
+//!          held / taken / lost / read mark         0 (the subscriber's own slot)
+//! lines moved per message                          3        2            4
 //! ```
 //!
-//! The floor moves one line each way.
+//! `*` the count is still stored and an idle subscriber still reads it when the entry shows
+//! nothing new, so the line moves while the subscriber waits, not between the publish and
+//! the take. The floor moves one line each way.
 
 pub mod plot;
 pub mod report;
@@ -62,8 +70,10 @@ named! {
     pub enum Variant("variant") {
         /// Two words on two cache lines and nothing else.
         Floor = "floor",
-        /// A ringbus topic each way.
+        /// A ringbus topic each way, read with `take()` (or `receive()`): a pinned sample.
         Ringbus = "ringbus",
+        /// The same, busy-poll only, read in place with `take_with()`: no pin.
+        RingbusTakeWith = "ringbus-take-with",
     }
 }
 
@@ -105,9 +115,7 @@ impl fmt::Display for Point {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.variant {
             Variant::Floor => f.write_str("floor"),
-            Variant::Ringbus => {
-                write!(f, "ringbus {} {}", self.wake, crate::config::format_size(self.payload_bytes))
-            }
+            v => write!(f, "{v} {} {}", self.wake, crate::config::format_size(self.payload_bytes)),
         }
     }
 }
@@ -158,12 +166,14 @@ impl Bench for PingpongConfig {
     }
 
     fn plan(&self, pass: u32) -> Vec<Point> {
-        let ringbus = driver::alternating(0, &self.wakes, &self.sizes, |wake, payload_bytes| Point {
-            variant: Variant::Ringbus,
-            wake,
-            payload_bytes,
+        let ringbus = driver::alternating(0, &self.wakes, &self.sizes, |wake, payload_bytes| {
+            let variants = match wake {
+                WakeMode::Never => vec![Variant::Ringbus, Variant::RingbusTakeWith],
+                WakeMode::OnData => vec![Variant::Ringbus],
+            };
+            variants.into_iter().map(move |variant| Point { variant, wake, payload_bytes })
         });
-        driver::backwards_on_odd(pass, &[vec![Point::FLOOR], ringbus].concat())
+        driver::backwards_on_odd(pass, &[vec![Point::FLOOR], ringbus.into_iter().flatten().collect()].concat())
     }
 
     fn files(&self) -> Option<&Path> {
@@ -206,7 +216,15 @@ mod tests {
             worker: WorkerLauncher { program: PathBuf::from("/bin/false"), args: vec![] },
         };
         let names = |pass| config.plan(pass).iter().map(|p| p.to_string()).collect::<Vec<_>>();
-        let first = ["floor", "ringbus never 8B", "ringbus never 4KiB", "ringbus on-data 8B", "ringbus on-data 4KiB"];
+        let first = [
+            "floor",
+            "ringbus never 8B",
+            "ringbus-take-with never 8B",
+            "ringbus never 4KiB",
+            "ringbus-take-with never 4KiB",
+            "ringbus on-data 8B",
+            "ringbus on-data 4KiB",
+        ];
         assert_eq!(names(0), first);
         assert_eq!(names(1), first.iter().rev().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!((config.warmup_of(&Point::FLOOR), config.rounds_of(&Point::FLOOR)), (100, 1000));

@@ -19,6 +19,7 @@ fn name(r: &PingpongRow) -> String {
     match r.variant {
         Variant::Floor => "floor".into(),
         Variant::Ringbus => format!("{} {}", r.wake, crate::report::bytes(r.payload_bytes)),
+        Variant::RingbusTakeWith => format!("take_with {}", crate::report::bytes(r.payload_bytes)),
     }
 }
 

@@ -79,7 +79,7 @@ pub(crate) fn fill_ratios(measured: &Passes<Point, Measurement>, rows: &mut [Pin
 fn size(r: &PingpongRow) -> String {
     match r.variant {
         Variant::Floor => "—".into(),
-        Variant::Ringbus => crate::report::bytes(r.payload_bytes),
+        _ => crate::report::bytes(r.payload_bytes),
     }
 }
 

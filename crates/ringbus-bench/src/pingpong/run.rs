@@ -13,7 +13,7 @@ use crate::worker_main::WorkerJob;
 use anyhow::{anyhow, Context, Result};
 use ringbus::{Latch, Node, Root};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 /// How long the echo process gets to start, and to exit after the last round.
@@ -60,6 +60,7 @@ pub(crate) fn topic_side(node: &Node, point: &Point, out: &str, back: &str) -> R
         subscriber: topic(back).subscriber().with_context(|| format!("cannot subscribe to {back}"))?,
         payload_bytes: usize::try_from(point.payload_bytes)?,
         wake: point.wake,
+        in_place: point.variant == Variant::RingbusTakeWith,
     })
 }
 
@@ -69,7 +70,7 @@ fn with_thread(config: &PingpongConfig, point: &Point, dir: &Path) -> Result<Vec
             let (a, b) = (Line::default(), Line::default());
             two_threads(config, point, FloorSide { mine: &a.0, theirs: &b.0 }, FloorSide { mine: &b.0, theirs: &a.0 })
         }
-        Variant::Ringbus => {
+        Variant::Ringbus | Variant::RingbusTakeWith => {
             let node = Node::with_root("pingpong", dir).context("cannot create the bench's node")?;
             let initiator = topic_side(&node, point, worker::PING, worker::PONG)?;
             let echoer = topic_side(&node, point, worker::PONG, worker::PING)?;
@@ -78,8 +79,13 @@ fn with_thread(config: &PingpongConfig, point: &Point, dir: &Path) -> Result<Vec
     }
 }
 
+/// Which end of a two-thread run failed first (the other then fails only because it was
+/// told to stop): 0 none yet.
+const ECHO_FAILED: u8 = 1;
+const INITIATOR_FAILED: u8 = 2;
+
 /// The echo end and the initiator on two threads, each pinned to its CPU. A failure of
-/// either stops the other.
+/// either stops the other, and the first failure is the one reported.
 fn two_threads<A: Side + Send, B: Side + Send>(
     config: &PingpongConfig,
     point: &Point,
@@ -87,21 +93,27 @@ fn two_threads<A: Side + Send, B: Side + Send>(
     mut b: B,
 ) -> Result<Vec<u64>> {
     let (warmup, rounds) = (config.warmup_of(point), config.rounds_of(point));
-    let (echo_failed, initiator_failed) = (AtomicBool::new(false), AtomicBool::new(false));
+    let failed = AtomicU8::new(0);
+    let fail = |who: u8| {
+        let _first = failed.compare_exchange(0, who, Ordering::Relaxed, Ordering::Relaxed);
+    };
+    let stopped = || failed.load(Ordering::Relaxed) != 0;
     std::thread::scope(|s| {
         let echoer = s.spawn(|| {
-            let done = pin_this_thread(config.cpus.1)
-                .and_then(|()| echo(&mut b, warmup + rounds, &mut || initiator_failed.load(Ordering::Relaxed)));
-            echo_failed.store(done.is_err(), Ordering::Relaxed);
+            let done = pin_this_thread(config.cpus.1).and_then(|()| echo(&mut b, warmup + rounds, &mut || stopped()));
+            if done.is_err() {
+                fail(ECHO_FAILED);
+            }
             done
         });
-        let times =
-            on_cpu(config.cpus.0, || initiate(&mut a, warmup, rounds, &mut || echo_failed.load(Ordering::Relaxed)));
-        initiator_failed.store(times.is_err(), Ordering::Relaxed);
+        let times = on_cpu(config.cpus.0, || initiate(&mut a, warmup, rounds, &mut || stopped()));
+        if times.is_err() {
+            fail(INITIATOR_FAILED);
+        }
         let echoed = echoer.join().unwrap_or_else(|_| Err(anyhow!("the echo thread panicked")));
         match (times, echoed) {
             (Ok(times), Ok(())) => Ok(times),
-            (Err(e), _) if !echo_failed.load(Ordering::Relaxed) => Err(e),
+            (Err(e), _) if failed.load(Ordering::Relaxed) == INITIATOR_FAILED => Err(e),
             (_, Err(e)) => Err(e.context("echo thread")),
             (Err(e), Ok(())) => Err(e),
         }
@@ -123,12 +135,12 @@ fn with_process(config: &PingpongConfig, point: &Point, dir: &Path) -> Result<Ve
     let ready = Latch::open(&root, worker::READY_LATCH).context("cannot create the ready latch")?;
     let words = match point.variant {
         Variant::Floor => Some(SharedWords::create(&dir.join(worker::FLOOR_FILE), worker::FLOOR_WORDS)?),
-        Variant::Ringbus => None,
+        Variant::Ringbus | Variant::RingbusTakeWith => None,
     };
     let node = Node::with_root("pingpong", dir).context("cannot create the bench's node")?;
     let mut initiator = match point.variant {
-        Variant::Ringbus => Some(topic_side(&node, point, worker::PING, worker::PONG)?),
         Variant::Floor => None,
+        Variant::Ringbus | Variant::RingbusTakeWith => Some(topic_side(&node, point, worker::PING, worker::PONG)?),
     };
     let spec =
         PingpongWorkerSpec { root: dir.to_path_buf(), point: *point, total: warmup + rounds, cpu: config.cpus.1 };

@@ -5,6 +5,7 @@
 //!             send(round)                        wait(round)
 //! floor       store round + 1 on its own line    spin until the other line says round + 1
 //! ringbus     loan_uninit(size) → publish        never: spin on take() until a sample comes
+//!                                                (or on take_with(), reading in place)
 //!                                                on-data: receive(), asleep until woken
 //! ```
 //!
@@ -75,6 +76,8 @@ pub(crate) struct TopicSide {
     pub subscriber: Subscriber,
     pub payload_bytes: usize,
     pub wake: WakeMode,
+    /// Busy-poll reads in place (`take_with`) instead of taking a pinned sample.
+    pub in_place: bool,
 }
 
 impl TopicSide {
@@ -100,6 +103,10 @@ impl Side for TopicSide {
         let what = "waiting for the other end's message";
         loop {
             let position = match self.wake {
+                // Nothing lost: the message taken in round k is the (k + 1)th.
+                WakeMode::Never if self.in_place => {
+                    self.subscriber.take_with(|bytes| bytes.len())?.map(|_| self.subscriber.taken() - 1)
+                }
                 WakeMode::Never => self.subscriber.take()?.map(|s| s.position()),
                 WakeMode::OnData => match self.subscriber.receive(Some(SLEEP_SLICE)) {
                     Ok(sample) => Some(sample.position()),

@@ -51,7 +51,7 @@ pub(crate) fn run(spec: &PingpongWorkerSpec) -> Result<()> {
             ready.set();
             echo(&mut floor_side(&words, 1), spec.total, &mut || false)
         }
-        Variant::Ringbus => {
+        Variant::Ringbus | Variant::RingbusTakeWith => {
             let node = Node::with_root("pingpong-echo", &spec.root).context("cannot create the echo's node")?;
             let mut side = topic_side(&node, &spec.point, PONG, PING)?;
             ready.set();

@@ -21,12 +21,16 @@ second. Rows, in the same run:
                    the waiting end spinning on Subscriber::take() (a Wake::Never
                    subscriber: nothing ever sleeps or makes a system call); the sample is
                    dropped at once
-  ringbus on-data  the same, but the waiting end sleeps in Subscriber::receive() (a
-                   Wake::OnData subscriber) and every publish wakes it: what a wake-up
-                   adds
+  ringbus-take-with
+          never    as ringbus never, but the waiting end reads each message in place with
+                   Subscriber::take_with(|bytes| ...): no pin, so it writes nothing the
+                   publisher reads (busy-poll only)
+  ringbus on-data  the same as ringbus never, but the waiting end sleeps in
+                   Subscriber::receive() (a Wake::OnData subscriber) and every publish
+                   wakes it: what a wake-up adds
 
-Every round is checked: the sample received in round k is its publisher's message k (the
-floor: the word says k), so a lost or repeated message fails the run. A round trip is timed
+Every round is checked: the message received in round k is its publisher's message k and
+none was lost (the floor: the word says k), so a lost or repeated message fails the run. A round trip is timed
 from one initiator publish to the next on CLOCK_MONOTONIC (one clock read per round, in
 every row alike); one way = round trip / 2. Each run first makes a tenth as many unmeasured
 rounds (at least 100). Per row: the round trip's p50, p99 and mean over the measured rounds,
@@ -34,7 +38,7 @@ the median of each over --repeat passes; every pass measures the floor and every
 reverse order on odd passes, and the ratios to the floor are the median over passes of the
 ratio within each (so a slow stretch of a shared machine slows both sides of it). Payload
 sizes are what each loan asks for; as nothing is copied, 1 MiB should cost what 8 bytes do.
-The target is busy-poll one-way p50 within 2.5x the floor at 8 B and 4 KiB.
+The target is busy-poll one-way p50 (take) within 2.5x the floor at 8 B and 4 KiB.
 
 Both ends spin at 100% of a CPU while measuring; on a machine with two CPUs, anything else
 that runs (a compiler) lands on one of them and shows in p99. Files: a fresh directory
