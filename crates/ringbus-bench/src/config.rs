@@ -131,8 +131,18 @@ pub fn plan(
     out
 }
 
-/// Parses `64`, `64B`, `4KiB`, `1MiB`, `1GiB` (binary units only).
+/// Parses `64`, `64B`, `4KiB`, `1MiB`, `1GiB` (binary units only), a fan-out payload: at
+/// least the header.
 pub fn parse_size(s: &str) -> Result<u64, String> {
+    let bytes = parse_bytes(s)?;
+    if !(HEADER_BYTES..=MAX_PAYLOAD_BYTES).contains(&bytes) {
+        return Err(format!("size {s:?}: must be {HEADER_BYTES} B (the timestamp header) to 1GiB"));
+    }
+    Ok(bytes)
+}
+
+/// Parses `8`, `64B`, `4KiB`, `1MiB`, `1GiB` (binary units only): any size a loan may have.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
@@ -145,8 +155,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     let n: u64 = digits.parse().map_err(|_| format!("size {s:?}: expected a number then B/KiB/MiB/GiB, e.g. 1MiB"))?;
     let bytes = n.checked_mul(unit_bytes).ok_or_else(|| format!("size {s:?} is too large"))?;
-    if !(HEADER_BYTES..=MAX_PAYLOAD_BYTES).contains(&bytes) {
-        return Err(format!("size {s:?}: must be {HEADER_BYTES} B (the timestamp header) to 1GiB"));
+    if !(1..=MAX_PAYLOAD_BYTES).contains(&bytes) {
+        return Err(format!("size {s:?}: must be 1 B to 1GiB"));
     }
     Ok(bytes)
 }

@@ -32,6 +32,11 @@
 //! bytes actually in flight, for tiny, camera-like and point-cloud-like streams, and what
 //! getting memory on demand costs in latency against a pool preallocated up front.
 //!
+//! [`pingpong`] is the latency of one message alone: two threads (or processes) pinned to
+//! two CPUs publishing to each other, spinning on `take()` or asleep in `receive()`, against
+//! two atomics ping-ponged on two cache lines (the least a message between two cores costs),
+//! measured in the same run.
+//!
 //! Each is a [`driver::Bench`] — the points of a pass, one run of a point, rows from every
 //! run — and [`driver::run`] runs them all the same way: passes with the compared variants
 //! alternating, each run in a fresh directory, ratios paired within a pass; [`report`]
@@ -48,6 +53,7 @@ pub mod driver;
 pub mod fanout;
 pub mod interrupt;
 pub mod memory;
+pub mod pingpong;
 pub mod polling;
 pub mod queue;
 pub mod report;

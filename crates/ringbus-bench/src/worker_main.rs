@@ -5,7 +5,8 @@
 //! token worker runs jobs (the `tokens::worker` module); the polling bench's subscriber runs
 //! a node (`polling::worker`); the queue bench's consumer pops and checks commands
 //! (`queue::consumer`); the memory bench's publisher and subscribers run one stream each
-//! (`memory::publisher`, `memory::subscriber`).
+//! (`memory::publisher`, `memory::subscriber`); the ping-pong's echo end echoes rounds
+//! (`pingpong::worker`).
 //! Every worker dies with the bench (`PR_SET_PDEATHSIG`), so none is ever left behind
 //! blocked on a wake-up that will not come.
 
@@ -33,6 +34,8 @@ pub(crate) enum WorkerJob {
     MemoryPublisher(crate::memory::publisher::PublisherSpec),
     /// A subscriber of a `ringbus bench memory` run.
     MemorySubscriber(crate::memory::subscriber::SubscriberSpec),
+    /// The echo end of a `ringbus bench pingpong --processes` run.
+    Pingpong(crate::pingpong::worker::PingpongWorkerSpec),
 }
 
 /// What the bench hands a worker process: its job, and the bench's pid, for the worker to
@@ -90,5 +93,6 @@ pub fn run(spec: &str) -> Result<()> {
         WorkerJob::QueueServer(spec) => crate::queue::service::serve(&spec),
         WorkerJob::MemoryPublisher(spec) => crate::memory::publisher::run(&spec),
         WorkerJob::MemorySubscriber(spec) => crate::memory::subscriber::run(&spec),
+        WorkerJob::Pingpong(spec) => crate::pingpong::worker::run(&spec),
     }
 }

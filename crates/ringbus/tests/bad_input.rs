@@ -102,6 +102,24 @@ fn corrupted_log_entries_and_positions_are_reported_and_survived() {
     assert!(subscriber.take().unwrap().is_none());
 }
 
+/// A message is readable from its log entry before the publisher stores its count: a
+/// subscriber that took it so and then finds the count one behind sees nothing new, not a
+/// count that went backwards.
+#[test]
+fn a_count_one_behind_the_entries_is_a_publish_in_flight() {
+    let root = TestRoot::new();
+    let node = root.node("t");
+    let mut publisher = node.topic("flight").max_payload_bytes(64).publisher().unwrap();
+    let mut subscriber = node.topic("flight").subscriber().unwrap();
+    publisher.publish_copy(b"one").unwrap();
+    publisher.publish_copy(b"two").unwrap();
+    assert_eq!(subscriber.take().unwrap().map(|s| s.to_vec()), Some(b"one".to_vec()));
+    assert_eq!(subscriber.take().unwrap().map(|s| s.to_vec()), Some(b"two".to_vec()));
+    poke(&root.file_path("pub.flight."), 192, &1u64.to_le_bytes()); // the count says one
+    assert!(subscriber.take().unwrap().is_none());
+    assert_eq!(subscriber.lost(), 0);
+}
+
 #[test]
 fn a_version_mismatch_on_a_publisher_segment_is_named() {
     let root = TestRoot::new();

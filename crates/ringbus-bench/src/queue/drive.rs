@@ -35,25 +35,32 @@ pub(crate) struct Pushed {
 }
 
 /// Watches a spin loop that makes no progress.
-struct Stall {
+pub(crate) struct Stall {
     spins: u64,
     since: Option<Instant>,
 }
 
 impl Stall {
-    fn new() -> Stall {
+    pub(crate) fn new() -> Stall {
         Stall { spins: 0, since: None }
     }
 
     /// One fruitless spin; every [`STALL_CHECK`] spins, fails if it lasted too long, the
     /// peer is gone (`peer_gone`) or Ctrl-C was pressed.
     #[inline]
-    fn spin(&mut self, what: &str, peer_gone: impl FnOnce() -> bool) -> Result<()> {
+    pub(crate) fn spin(&mut self, what: &str, peer_gone: impl FnOnce() -> bool) -> Result<()> {
         self.spins += 1;
         std::hint::spin_loop();
         if !self.spins.is_multiple_of(STALL_CHECK) {
             return Ok(());
         }
+        self.check(what, peer_gone)
+    }
+
+    /// Fails if the wait lasted too long, the peer is gone (`peer_gone`) or Ctrl-C was
+    /// pressed: what a spin does every [`STALL_CHECK`] spins, and a sleeper after each
+    /// sleep that found nothing.
+    pub(crate) fn check(&mut self, what: &str, peer_gone: impl FnOnce() -> bool) -> Result<()> {
         interrupt::check()?;
         if peer_gone() {
             bail!("{what}: the other side is gone");

@@ -32,7 +32,7 @@
 
 mod command;
 pub(crate) mod consumer;
-mod drive;
+pub(crate) mod drive;
 mod endpoints;
 mod measure;
 pub mod plot;

@@ -2,6 +2,7 @@
 
 use super::bench_fanout::FanoutArgs;
 use super::bench_memory::MemoryArgs;
+use super::bench_pingpong::PingpongArgs;
 use super::bench_polling::PollingArgs;
 use super::bench_queue::QueueArgs;
 use super::bench_route::RouteBenchArgs;
@@ -18,7 +19,8 @@ use std::path::{Path, PathBuf};
     ringbus bench polling --quick --json polling.json --plot polling.svg\n  \
     ringbus bench queue --quick --json queue.json --plot queue.svg\n  \
     ringbus bench route --quick --json route.json --plot route.svg\n  \
-    ringbus bench memory --quick --json memory.json --plot memory.svg")]
+    ringbus bench memory --quick --json memory.json --plot memory.svg\n  \
+    ringbus bench pingpong --quick --json pingpong.json --plot pingpong.svg")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -47,6 +49,9 @@ enum Which {
     /// Shared memory a publisher holds vs bytes in flight (tiny, camera, point cloud); on-demand vs preallocated latency.
     #[command(long_about = super::bench_memory::LONG_ABOUT)]
     Memory(MemoryArgs),
+    /// One message's latency: two ends on two CPUs publishing to each other, busy-poll or woken, vs a cache-line floor.
+    #[command(long_about = super::bench_pingpong::LONG_ABOUT)]
+    Pingpong(PingpongArgs),
 }
 
 impl BenchArgs {
@@ -59,6 +64,7 @@ impl BenchArgs {
             Which::Queue(args) => args.run(),
             Which::Route(args) => args.run(),
             Which::Memory(args) => args.run(),
+            Which::Pingpong(args) => args.run(),
         }
     }
 }
@@ -139,6 +145,15 @@ pub fn cpu_pair(s: &str, form: &str, cpus: usize) -> Result<(u32, u32), String> 
     };
     let (a, b) = s.split_once(',').ok_or_else(|| format!("--cpus {s:?}: expected {form}, e.g. 0,1"))?;
     Ok((parse(a)?, parse(b)?))
+}
+
+/// Parses `--cpus A,B` like [`cpu_pair`], for two ends that both spin: two different CPUs.
+pub fn two_cpus(s: &str, form: &str, cpus: usize) -> Result<(u32, u32), String> {
+    let (a, b) = cpu_pair(s, form, cpus)?;
+    if a == b {
+        return Err(format!("--cpus {s:?}: both ends spin; give them two different CPUs"));
+    }
+    Ok((a, b))
 }
 
 /// Where a bench's run directory goes: `$RINGBUS_ROOT` (created and checked like a

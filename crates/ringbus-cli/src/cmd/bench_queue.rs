@@ -106,11 +106,7 @@ fn parse_cpus(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn parse_cpus_of(s: &str, cpus: usize) -> Result<(u32, u32), String> {
-    let (p, c) = super::bench::cpu_pair(s, "P,C", cpus)?;
-    if p == c {
-        return Err(format!("--cpus {s:?}: the producer and the consumer both spin; give them two different CPUs"));
-    }
-    Ok((p, c))
+    super::bench::two_cpus(s, "P,C", cpus)
 }
 
 /// The shared options (`OutputArgs`), worded for this command.

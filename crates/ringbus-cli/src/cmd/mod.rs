@@ -3,6 +3,7 @@
 mod bench;
 mod bench_fanout;
 mod bench_memory;
+mod bench_pingpong;
 mod bench_polling;
 mod bench_queue;
 mod bench_route;

@@ -61,6 +61,23 @@ impl PublisherView {
         self.segment.published()
     }
 
+    /// Whether the log entry for `position` holds an older message: `position` is not
+    /// published yet (one load of the entry's sequence).
+    pub(crate) fn holds_older(&self, position: u64) -> bool {
+        let depth = self.segment.geometry.depth;
+        self.segment.entry(crate::ring::index(position, depth)).holds_older(position)
+    }
+
+    /// Reads the payload of a validated entry in place, without pinning its chunk, and
+    /// keeps what `read` made of it only if the entry still holds the message afterwards
+    /// (see `EntryWords::still_holds`). `None`: the chunk was reused meanwhile (the
+    /// message is lost; what `read` saw may be torn and is dropped).
+    pub(crate) fn read_with<R>(&self, position: u64, record: EntryRecord, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let value = read(self.segment.payload(record.chunk, record.length));
+        let depth = self.segment.geometry.depth;
+        self.segment.entry(crate::ring::index(position, depth)).still_holds(position).then_some(value)
+    }
+
     /// A reliable subscriber's read position moved to `next`: stores it (Release: the
     /// publisher that sees it sees we are done with what came before) and rings the room
     /// doorbell.

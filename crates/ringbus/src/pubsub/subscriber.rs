@@ -14,10 +14,22 @@ use super::topic::{Role, TopicHandle};
 use crate::error::{Corruption, OpenError, ReceiveError, TakeError};
 use crate::notify::Sleep;
 use crate::notify::Wake;
-use crate::ring::log::EntryRead;
+use crate::ring::log::{EntryRead, EntryRecord};
 use crate::shm::topic::SlotState;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// What a look does with a message it found: `Ok(None)` if the message is gone (its
+/// chunk was reused), else what the caller gets — a pinned [`Sample`] ([`pin`]), or what a
+/// reader made of the bytes in place (`take_with`).
+trait Deliver<T>: FnMut(&Arc<PublisherView>, u64, EntryRecord) -> Result<Option<T>, TakeError> {}
+
+impl<T, F: FnMut(&Arc<PublisherView>, u64, EntryRecord) -> Result<Option<T>, TakeError>> Deliver<T> for F {}
+
+/// Pins the message's chunk and hands it out as a [`Sample`].
+fn pin(view: &Arc<PublisherView>, position: u64, record: EntryRecord) -> Result<Option<Sample>, TakeError> {
+    view.pin(position, record)
+}
 
 #[derive(Debug, Default, Clone)]
 struct Cursor {
@@ -27,6 +39,9 @@ struct Cursor {
     /// Reliable subscribers: the read position last told to the publisher (see
     /// [`read_position`]).
     reported: u64,
+    /// Where `next` was when the publisher's count last went backwards: below it, only
+    /// the count may say a message is there (the entries still hold messages taken).
+    rewound_from: u64,
 }
 
 /// Receives a topic's messages from every publisher on it. Messages of one publisher
@@ -182,6 +197,7 @@ impl Subscriber {
                 let published = view.published();
                 cursor.next = if joining { published - published.min(history) } else { 0 };
                 cursor.reported = 0;
+                cursor.rewound_from = 0;
                 cursor.view = Some(view);
             }
         }
@@ -205,8 +221,13 @@ impl Subscriber {
     }
 
     /// Reads the next message of one publisher; `advance` = take (else peek).
-    fn read_from(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
-        let read = self.read_from_log(slot, advance);
+    fn read_from<T>(
+        &mut self,
+        slot: usize,
+        advance: bool,
+        deliver: &mut impl Deliver<T>,
+    ) -> Result<Option<T>, TakeError> {
+        let read = self.read_from_log(slot, advance, deliver);
         self.report_read(slot);
         // Looked at after the read: what it found may be the zeros that replaced the pages
         // past the file's new end. The link is dropped; the other publishers go on.
@@ -225,17 +246,43 @@ impl Subscriber {
         }
     }
 
-    fn read_from_log(&mut self, slot: usize, advance: bool) -> Result<Option<Sample>, TakeError> {
+    fn read_from_log<T>(
+        &mut self,
+        slot: usize,
+        advance: bool,
+        deliver: &mut impl Deliver<T>,
+    ) -> Result<Option<T>, TakeError> {
         let depth = self.core.topic.segment.config().depth;
-        let cursor = &mut self.cursors[slot];
-        let Some(view) = cursor.view.clone() else {
+        let every_message = self.keep_last == depth as u64;
+        let Some(view) = self.cursors[slot].view.clone() else {
             return Ok(None);
         };
         loop {
-            let published = view.published();
+            // Every unread message is wanted (no `keep_last` below the depth): an entry
+            // that holds the next one is taken without a look at the published count,
+            // the line the publisher writes last. Anything else (nothing new, a lap, a
+            // bad peer's values) is for the published count to tell.
+            let (position, rewound_from) = (self.cursors[slot].next, self.cursors[slot].rewound_from);
+            if every_message && position >= rewound_from && position < u64::MAX {
+                let entry = view.segment.entry(crate::ring::index(position, depth));
+                if let EntryRead::Ready(record) = entry.read(position) {
+                    match self.deliver_one(slot, &view, position, record, advance, deliver)? {
+                        Some(value) => return Ok(Some(value)),
+                        None => continue,
+                    }
+                }
+            }
+            let cursor = &mut self.cursors[slot];
+            let mut published = view.published();
+            if every_message && published.checked_add(1) == Some(cursor.next) {
+                // The entry is written before the count: the message just taken from its
+                // entry may not be counted yet. Nothing new.
+                published = cursor.next;
+            }
             let Some(backlog) = crate::ring::backlog(published, cursor.next) else {
                 let corruption =
                     Corruption { what: "published position (went backwards)", found: published, limit: cursor.next };
+                cursor.rewound_from = cursor.rewound_from.max(cursor.next);
                 cursor.next = published;
                 return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
             };
@@ -264,23 +311,42 @@ impl Subscriber {
                     return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
                 }
             };
-            if let Err(e) = view.validate(&record) {
+            if let Some(value) = self.deliver_one(slot, &view, position, record, advance, deliver)? {
+                return Ok(Some(value));
+            }
+        }
+    }
+
+    /// Checks the entry `record` read for `position` of publisher `slot` and hands it to
+    /// `deliver`; `Ok(None)`: the message is gone (its chunk reused), counted lost, and the
+    /// cursor moved past it.
+    fn deliver_one<T>(
+        &mut self,
+        slot: usize,
+        view: &Arc<PublisherView>,
+        position: u64,
+        record: EntryRecord,
+        advance: bool,
+        deliver: &mut impl Deliver<T>,
+    ) -> Result<Option<T>, TakeError> {
+        let cursor = &mut self.cursors[slot];
+        if let Err(e) = view.validate(&record) {
+            self.lost = self.lost.saturating_add(1);
+            cursor.next += 1;
+            return Err(e);
+        }
+        match deliver(view, position, record)? {
+            None => {
                 self.lost = self.lost.saturating_add(1);
                 cursor.next += 1;
-                return Err(e);
+                Ok(None)
             }
-            match view.pin(position, record)? {
-                None => {
-                    self.lost = self.lost.saturating_add(1);
+            Some(value) => {
+                if advance {
                     cursor.next += 1;
+                    self.taken += 1;
                 }
-                Some(sample) => {
-                    if advance {
-                        cursor.next += 1;
-                        self.taken += 1;
-                    }
-                    return Ok(Some(sample));
-                }
+                Ok(Some(value))
             }
         }
     }
@@ -308,7 +374,7 @@ impl Subscriber {
     /// later bumps the wake word).
     fn caught_up(&self, slot: usize) -> bool {
         let cursor = &self.cursors[slot];
-        cursor.view.as_ref().is_none_or(|v| v.published() <= cursor.next)
+        cursor.view.as_ref().is_none_or(|v| v.holds_older(cursor.next))
     }
 
     fn publish_counters(&self) {
@@ -316,14 +382,14 @@ impl Subscriber {
         self.core.topic.segment.subscriber(self.core.slot).record_counters(self.taken, self.lost, read_mark);
     }
 
-    fn next_from_any(&mut self, advance: bool) -> Result<Option<Sample>, TakeError> {
+    fn next_from_any<T>(&mut self, advance: bool, deliver: &mut impl Deliver<T>) -> Result<Option<T>, TakeError> {
         let word = self.core.wake_word_now();
         self.refresh(false)?;
         let (n, first) = (self.cursors.len(), self.round_robin);
         let mut result = Ok(None);
         for k in 0..n {
             let slot = (first + k) % n;
-            result = self.read_from(slot, advance);
+            result = self.read_from(slot, advance, deliver);
             if !matches!(result, Ok(None)) {
                 if advance {
                     self.round_robin = (slot + 1) % n;
@@ -365,12 +431,44 @@ impl Subscriber {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn take(&mut self) -> Result<Option<Sample>, TakeError> {
-        self.next_from_any(true)
+        self.next_from_any(true, &mut pin)
+    }
+
+    /// The next unread message, read in place by `read` without pinning its chunk:
+    /// `Ok(Some(what read returned))`, or `Ok(None)` when nothing is new. Never blocks; no
+    /// system call (except to map a publisher that joined since the last look), and no
+    /// store to memory the publisher reads: the cheapest way to poll.
+    ///
+    /// Nothing holds the chunk while `read` runs, so a publisher that laps this subscriber
+    /// meanwhile (`depth` newer messages) may be rewriting the bytes `read` sees. After
+    /// `read` returns, the log is checked: if the message was overwritten, what `read`
+    /// returned is dropped, the message counts as [`lost`](Subscriber::lost), and `read`
+    /// is called again on the next message. So `read` must only compute its result from
+    /// the bytes (copy them out, parse them, sum them), never act on them before it has
+    /// returned; to keep a message, or to act on it while reading, use
+    /// [`take`](Subscriber::take), which pins it.
+    ///
+    /// ```
+    /// # let dir = tempfile::Builder::new().prefix("ringbus-test-").tempdir_in("/dev/shm")?;
+    /// # let node = ringbus::Node::with_root("doc", dir.path())?;
+    /// let mut publisher = node.topic("ticks").publisher()?;
+    /// let mut subscriber = node.topic("ticks").subscriber()?;
+    /// publisher.publish_copy(&7u64.to_le_bytes())?;
+    ///
+    /// let tick = subscriber.take_with(|bytes| u64::from_le_bytes(bytes.try_into().unwrap_or_default()))?;
+    /// assert_eq!(tick, Some(7));
+    /// assert_eq!(subscriber.take_with(|bytes| bytes.len())?, None); // nothing new
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn take_with<R>(&mut self, mut read: impl FnMut(&[u8]) -> R) -> Result<Option<R>, TakeError> {
+        self.next_from_any(true, &mut |view: &Arc<PublisherView>, position, record| {
+            Ok(view.read_with(position, record, &mut read))
+        })
     }
 
     /// The next unread message without consuming it (the next `take` returns it again).
     pub fn peek(&mut self) -> Result<Option<Sample>, TakeError> {
-        self.next_from_any(false)
+        self.next_from_any(false, &mut pin)
     }
 
     /// Every message not taken yet, oldest first, one pinned sample at a time; see
@@ -433,7 +531,7 @@ impl Subscriber {
             }
             self.skipped = self.skipped.saturating_add(published - 1 - cursor.next);
             cursor.next = published - 1;
-            let Some(sample) = self.read_from(slot, true)? else {
+            let Some(sample) = self.read_from(slot, true, &mut pin)? else {
                 continue;
             };
             if newest.as_ref().is_none_or(|n| sample.timestamp_ns() > n.timestamp_ns()) {

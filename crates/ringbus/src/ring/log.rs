@@ -86,6 +86,33 @@ impl EntryWords<'_> {
     }
 }
 
+impl EntryWords<'_> {
+    /// Whether the entry holds a position older than `position`: `position` is not
+    /// published yet (one load; what a subscriber that has read everything polls).
+    #[inline]
+    pub(crate) fn holds_older(&self, position: u64) -> bool {
+        // Acquire: pairs with the Release store that finished a write, like `read`; a
+        // look that found the entry older than `position` saw every write before it.
+        let sequence = self.sequence.load(Ordering::Acquire);
+        sequence != WRITING && sequence < position + 1
+    }
+
+    /// After reading the payload of the message `read(position)` returned: whether the
+    /// entry still holds it, so the bytes read were that message's. A chunk is rewritten
+    /// only after the entry that named it was marked `WRITING` for a later position (the
+    /// publisher frees a chunk when a new message takes its log index), so this is the
+    /// closing check of a seqlock over the payload, as `read`'s second load is over the
+    /// entry's fields.
+    #[inline]
+    pub(crate) fn still_holds(&self, position: u64) -> bool {
+        // Pairs with the writer's Release fence after the WRITING mark (see `write`): a
+        // payload read that saw a byte the publisher wrote after re-marking this entry
+        // makes this load see the mark or a later sequence.
+        fence(Ordering::Acquire);
+        self.sequence.load(Ordering::Relaxed) == position + 1
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_models {
     use super::*;
@@ -130,6 +157,37 @@ mod loom_models {
                 })
             };
             e.words().write(1, rec(1));
+            reader.join().unwrap();
+        });
+    }
+
+    /// A reader that reads a chunk's payload without pinning it, then checks the entry
+    /// still holds the message (`still_holds`), never accepts bytes of a later message —
+    /// the publisher reuses the chunk only after writing a later position into the entry
+    /// (a log of one entry, so the next message takes it at once). The payload is a
+    /// relaxed atomic here: what a plain load of a byte another process writes does.
+    #[test]
+    fn a_reader_without_a_pin_never_accepts_a_rewritten_payload() {
+        loom::model(|| {
+            let e = Arc::new(Entry::default());
+            let payload = Arc::new(AtomicU64::new(0));
+            let rec = EntryRecord { chunk: 0, generation: 0, length: 8, timestamp_ns: 0 };
+            payload.store(100, Ordering::Relaxed);
+            e.words().write(0, rec);
+            let reader = {
+                let (e, payload) = (e.clone(), payload.clone());
+                loom::thread::spawn(move || {
+                    if let EntryRead::Ready(_) = e.words().read(0) {
+                        let seen = payload.load(Ordering::Relaxed);
+                        if e.words().still_holds(0) {
+                            assert_eq!(seen, 100, "accepted the bytes of a later message");
+                        }
+                    }
+                })
+            };
+            // The next message takes the entry, frees the chunk, and rewrites it.
+            e.words().write(1, rec);
+            payload.store(101, Ordering::Relaxed);
             reader.join().unwrap();
         });
     }

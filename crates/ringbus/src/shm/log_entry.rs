@@ -68,5 +68,7 @@ mod tests {
         e.write(8, rec);
         assert_eq!(e.read(0), EntryRead::Overwritten);
         assert_eq!(e.read(8), EntryRead::Ready(rec));
+        assert!(e.still_holds(8) && !e.still_holds(0), "the check after reading a payload in place");
+        assert!(e.holds_older(16) && !e.holds_older(8) && !e.holds_older(0), "16 not published yet");
     }
 }
