@@ -181,7 +181,7 @@ impl WaitSet {
     /// `server.serve_once(handler, timeout=0)`. Do not also `serve_once` with a timeout in
     /// another thread meanwhile. Returns the key.
     fn attach_server(&mut self, server: &Bound<'_, Server>) -> Result<u64> {
-        let key = server.borrow().core()?.attach_to(self.live()?)?.keep();
+        let key = self.live()?.attach_server(server.borrow().core()?)?.keep();
         Ok(self.record(key, Some(server.clone().into_any().unbind()), Keep::Nothing))
     }
 

@@ -165,7 +165,7 @@ fn a_call_cut_in_send_and_receive_waits_in_slices_and_drops_a_late_answer() {
     let mut server = RawServer::new(&node, "sliced", 8, &u32_type(), &u32_type()).unwrap();
     let mut client = RawClient::new(&node, "sliced", 8, &u32_type(), &u32_type()).unwrap();
     let wait_set = ringbus::WaitSet::new().unwrap();
-    let attached = server.attach_to(&wait_set).unwrap();
+    let attached = wait_set.attach_server(&server).unwrap();
     let mut answer = [0u8; 4];
 
     // A first call whose answer does not come in its slice: receive says so, sends nothing.

@@ -37,7 +37,6 @@ pub use raw::{Call, RawClient, RawServer};
 use crate::error::OpenError;
 use crate::queue::{CommandType, QueueError};
 use crate::shm::pod::{read_bytes, write_bytes, Pod};
-use crate::waitset::{Attachment, WaitSet, WaitSetError};
 use crate::Node;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -129,11 +128,6 @@ impl<Req: Pod, Resp: Pod> Server<Req, Resp> {
         })
     }
 
-    /// Attaches the request queue to `wait_set` (see [`RawServer::attach_to`]).
-    pub fn attach_to<'w, 'a>(&self, wait_set: &'w WaitSet<'a>) -> Result<Attachment<'w, 'a>, WaitSetError> {
-        self.raw.attach_to(wait_set)
-    }
-
     /// Forgets clients that are gone (and removes their response queues); returns how many
     /// are still connected. `serve_once` does this lazily for the clients it answers.
     pub fn sweep_clients(&mut self) -> usize {
@@ -143,6 +137,12 @@ impl<Req: Pod, Resp: Pod> Server<Req, Resp> {
     /// Responses dropped because their client was gone or did not read.
     pub fn dropped(&self) -> u64 {
         self.raw.dropped()
+    }
+}
+
+impl<Req: Pod, Resp: Pod> AsRef<RawServer> for Server<Req, Resp> {
+    fn as_ref(&self) -> &RawServer {
+        &self.raw
     }
 }
 

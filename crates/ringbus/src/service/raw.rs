@@ -16,7 +16,6 @@ use super::{requests_name, responses_name, CallError, LIVENESS_CHECK};
 use crate::error::OpenError;
 use crate::queue::bytes::one_command;
 use crate::queue::{CommandType, Consumer, Producer, PushError, QueueError, RawCommand};
-use crate::waitset::{Attachment, WaitSet, WaitSetError};
 use crate::Node;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -163,12 +162,10 @@ impl RawServer {
         }
     }
 
-    /// Attaches this server's request queue to `wait_set`: it reports
-    /// [`EventKind::Data`](crate::EventKind::Data) while requests wait, then
-    /// `serve_once(Some(Duration::ZERO), ..)` answers them without sleeping. Do not also
-    /// call `serve_once` with a timeout in another thread while the wait set sleeps on it.
-    pub fn attach_to<'w, 'a>(&self, wait_set: &'w WaitSet<'a>) -> Result<Attachment<'w, 'a>, WaitSetError> {
-        wait_set.attach_queue(&self.requests)
+    /// The request queue, for a wait set to attach
+    /// ([`WaitSet::attach_server`](crate::WaitSet::attach_server)).
+    pub(crate) fn requests(&self) -> &Consumer<RawCommand> {
+        &self.requests
     }
 
     /// Forgets clients that are gone (and removes their response queues); returns how many
@@ -334,6 +331,12 @@ impl RawClient {
     /// Bytes of a request body and of a response body.
     pub fn body_sizes(&self) -> (usize, usize) {
         (self.request.body_size, self.response.body_size)
+    }
+}
+
+impl AsRef<RawServer> for RawServer {
+    fn as_ref(&self) -> &RawServer {
+        self
     }
 }
 

@@ -335,6 +335,17 @@ impl<'a> WaitSet<'a> {
         self.attach(Source::Queue(consumer.view()))
     }
 
+    /// Wakes while requests wait for `server` (a [`Server`](crate::service::Server) or a
+    /// [`RawServer`](crate::service::RawServer)): on [`EventKind::Data`],
+    /// `serve_once(Some(Duration::ZERO), ..)` answers them without sleeping. Do not also
+    /// call `serve_once` with a timeout in another thread while the wait set sleeps on it.
+    pub fn attach_server(
+        &self,
+        server: &impl AsRef<crate::service::RawServer>,
+    ) -> Result<Attachment<'_, 'a>, WaitSetError> {
+        self.attach_queue(server.as_ref().requests())
+    }
+
     /// Wakes when `word` differs from `expected` — any `AtomicU32` in memory shared with
     /// the wakers (a `MAP_SHARED` mapping), woken by [`crate::wake`]. After each
     /// [`EventKind::Word`], the value reported becomes the new `expected`.
