@@ -7,7 +7,7 @@
 # (target/wheel-venv) that then publishes and receives a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/venv.sh 'maturin>=1.9.4,<2' 'pytest>=9,<10' 'numpy>=2,<3' 'pyzmq>=27,<28' 'mypy>=2,<3'
+source scripts/venv.sh 'maturin>=1.9.4,<2' 'pytest>=9,<10' 'numpy>=2,<3' 'pyzmq>=27,<28' 'mypy>=2,<3' 'mcap>=1.2,<2'
 
 # What `pip install .` does on a user's machine, with the venv's maturin and cargo's
 # incremental build in target/ (release profile).

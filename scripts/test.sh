@@ -2,7 +2,8 @@
 # Runs every ringbus test: formatting, lints, docs, unit and multi-process tests, the
 # SIGKILL chaos test, doctests (README and guide included), the guide, the loom models,
 # Miri, a short run of every fuzz target, the Python bindings and their wheel, the C++ API
-# (GoogleTest under sanitizers, its CMake package), the router
+# (GoogleTest under sanitizers, its CMake package), MCAP recordings read by Foxglove's Go
+# CLI, the router
 # (pymavlink, AddressSanitizer), the Zenoh bridge (eclipse-zenoh from Python), and the
 # crates' packaging (cargo publish --dry-run).
 #
@@ -12,7 +13,8 @@
 #     without root those tests fail. setup.sh also installs tmux and python3-venv.
 #   - network: crates.io (crates, and the packaging check), rustup's server (the nightly
 #     toolchain for Miri and AddressSanitizer), PyPI (maturin, pytest, numpy, pyzmq, mypy,
-#     pymavlink, eclipse-zenoh) and, once, the Debian archive (tmux, python3-venv; for
+#     pymavlink, eclipse-zenoh, mcap), the Go module proxy (Foxglove's mcap CLI; skipped
+#     without it) and, once, the Debian archive (tmux, python3-venv; for
 #     C++, cmake, g++, libgtest-dev and pkg-config if missing).
 #   - disk: about 15 GB free — target/ grows to about 13 GB (a full debug build with its
 #     incremental caches is 11 GB of it; release, loom, Miri, AddressSanitizer and the Python
@@ -62,6 +64,8 @@ step "fuzz smoke";        cargo fmt --manifest-path fuzz/Cargo.toml -- --check
                           bash scripts/fuzz.sh "${RINGBUS_FUZZ_SMOKE_SECONDS:-20}"
 
 step "python bindings";   bash scripts/test-python.sh
+step "MCAP recordings (Foxglove's Go mcap CLI: doctor, info; skipped if it cannot be built)"
+                          bash scripts/test-mcap-go.sh
 step "C++ (GoogleTest under ASan/UBSan, CMake install, pkg-config)"; bash scripts/test-cpp.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
 step "bridge (eclipse-zenoh from Python)"; bash scripts/test-bridge.sh

@@ -142,6 +142,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 /// Parses `8`, `64B`, `4KiB`, `1MiB`, `1GiB` (binary units only): any size a loan may have.
+pub fn parse_loan_size(s: &str) -> Result<u64, String> {
+    let bytes = parse_bytes(s)?;
+    if !(1..=MAX_PAYLOAD_BYTES).contains(&bytes) {
+        return Err(format!("size {s:?}: must be 1 B to 1GiB"));
+    }
+    Ok(bytes)
+}
+
+/// Parses a number of bytes, `64`, `64B`, `4KiB`, `1MiB`, `1GiB`, without a range check.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -154,11 +163,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         other => return Err(format!("size {s:?}: unknown unit {other:?}; write e.g. 64, 64B, 4KiB, 1MiB")),
     };
     let n: u64 = digits.parse().map_err(|_| format!("size {s:?}: expected a number then B/KiB/MiB/GiB, e.g. 1MiB"))?;
-    let bytes = n.checked_mul(unit_bytes).ok_or_else(|| format!("size {s:?} is too large"))?;
-    if !(1..=MAX_PAYLOAD_BYTES).contains(&bytes) {
-        return Err(format!("size {s:?}: must be 1 B to 1GiB"));
-    }
-    Ok(bytes)
+    n.checked_mul(unit_bytes).ok_or_else(|| format!("size {s:?} is too large"))
 }
 
 /// `1048576` → `1MiB`, `64` → `64B`.

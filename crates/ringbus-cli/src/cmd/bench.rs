@@ -5,6 +5,7 @@ use super::bench_memory::MemoryArgs;
 use super::bench_pingpong::PingpongArgs;
 use super::bench_polling::PollingArgs;
 use super::bench_queue::QueueArgs;
+use super::bench_record::RecordBenchArgs;
 use super::bench_route::RouteBenchArgs;
 use super::bench_tokens::TokensArgs;
 use super::bench_wake::WakeArgs;
@@ -20,7 +21,8 @@ use std::path::{Path, PathBuf};
     ringbus bench queue --quick --json queue.json --plot queue.svg\n  \
     ringbus bench route --quick --json route.json --plot route.svg\n  \
     ringbus bench memory --quick --json memory.json --plot memory.svg\n  \
-    ringbus bench pingpong --quick --json pingpong.json --plot pingpong.svg")]
+    ringbus bench pingpong --quick --json pingpong.json --plot pingpong.svg\n  \
+    ringbus bench record --quick --json record.json")]
 pub struct BenchArgs {
     #[command(subcommand)]
     which: Which,
@@ -52,6 +54,9 @@ enum Which {
     /// One message's latency: two ends on two CPUs publishing to each other, busy-poll or woken, vs a cache-line floor.
     #[command(long_about = super::bench_pingpong::LONG_ABOUT)]
     Pingpong(PingpongArgs),
+    /// What `ringbus record` costs: publish times with and without it, its CPU per message, messages lost.
+    #[command(long_about = super::bench_record::LONG_ABOUT)]
+    Record(RecordBenchArgs),
 }
 
 impl BenchArgs {
@@ -65,6 +70,7 @@ impl BenchArgs {
             Which::Route(args) => args.run(),
             Which::Memory(args) => args.run(),
             Which::Pingpong(args) => args.run(),
+            Which::Record(args) => args.run(),
         }
     }
 }

@@ -82,7 +82,7 @@ pub struct PingpongArgs {
     wake: Vec<WakeMode>,
 
     /// Bytes per message, comma-separated, in B/KiB/MiB/GiB (loans are not written). Example: --size 8,4KiB,1MiB
-    #[arg(long, value_name = "SIZE,..", value_delimiter = ',', value_parser = ringbus_bench::config::parse_bytes, default_value = "8,4KiB,1MiB")]
+    #[arg(long, value_name = "SIZE,..", value_delimiter = ',', value_parser = ringbus_bench::config::parse_loan_size, default_value = "8,4KiB,1MiB")]
     size: Vec<u64>,
 
     /// Measured round trips per busy-poll run (and the floor's), 1 to 50000000 [default: 200000, --quick: 20000]. Example: --rounds 1000000

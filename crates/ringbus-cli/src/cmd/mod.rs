@@ -6,6 +6,7 @@ mod bench_memory;
 mod bench_pingpong;
 mod bench_polling;
 mod bench_queue;
+mod bench_record;
 mod bench_route;
 mod bench_tokens;
 mod bench_wake;
@@ -15,13 +16,17 @@ mod clean;
 mod completions;
 mod doctor;
 mod echo;
+mod handoff;
 mod hz;
 mod info;
 mod json;
 mod list;
+mod mcap;
 mod numbers;
 pub mod output;
 mod publish;
+mod record;
+mod replay;
 mod route;
 mod session;
 mod top;
@@ -38,6 +43,8 @@ pub enum Command {
     Pub(publish::PubArgs),
     /// Measure a topic's message rate and inter-arrival jitter.
     Hz(hz::HzArgs),
+    /// Record topics into an MCAP file (until Ctrl-C, --duration, or in several files).
+    Record(record::RecordArgs),
     /// Remove what dead processes left behind (dead nodes, unused topics, stale files).
     Clean(clean::CleanArgs),
     /// A live view of topics and subscribers: rates, bandwidth, lag, drops, wake system calls.
@@ -48,6 +55,10 @@ pub enum Command {
     /// Carries topics to other machines through Eclipse Zenoh (runs ringbus-bridge).
     #[command(long_about = bridge::LONG_ABOUT)]
     Bridge(bridge::BridgeArgs),
+    /// Publish a recording again with its timing (--rate, --loop, --start/--end, --topics, --remap).
+    Replay(replay::ReplayArgs),
+    /// Commands on MCAP recordings: `mcap info FILE`.
+    Mcap(mcap::McapArgs),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Checks what ringbus needs from this machine and says how to fix each problem.
@@ -80,6 +91,9 @@ impl Command {
             Command::Echo(args) => args.run(),
             Command::Pub(args) => args.run(),
             Command::Hz(args) => args.run(),
+            Command::Record(args) => args.run(),
+            Command::Replay(args) => args.run(),
+            Command::Mcap(args) => args.run(),
             Command::Clean(args) => args.run(),
             Command::Top(args) => args.run(),
             Command::Route(args) => args.run(),

@@ -104,15 +104,58 @@ pub fn subscribers_to_wait_for(s: &str) -> Result<u32, String> {
 
 /// `--depth`: a power of two from 1 to the library's limit (65536).
 pub fn depth(s: &str) -> Result<u32, String> {
+    power_of_two(s, ringbus::MAX_DEPTH)
+}
+
+/// Parses a power of two from 1 to `hi`.
+fn power_of_two(s: &str, hi: u32) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
-        Ok(n) if n.is_power_of_two() && n <= ringbus::MAX_DEPTH => Ok(n),
-        _ => Err(format!("{s:?} is not a power of two from 1 to {}", ringbus::MAX_DEPTH)),
+        Ok(n) if n.is_power_of_two() && n <= hi => Ok(n),
+        _ => Err(format!("{s:?} is not a power of two from 1 to {hi}")),
     }
 }
 
 /// `--history`: 0 to the largest depth (the library then checks it is at most the depth).
 pub fn history(s: &str) -> Result<u32, String> {
     whole(s, "messages", 0, ringbus::MAX_DEPTH)
+}
+
+/// A number of bytes (`64`, `4KiB`, `512MiB`, `2GiB`) of at least `lo`.
+pub fn bytes_at_least(s: &str, lo: u64) -> Result<u64, String> {
+    match ringbus_bench::config::parse_bytes(s)? {
+        n if n >= lo => Ok(n),
+        _ => Err(format!("{s:?} is less than {} bytes", lo)),
+    }
+}
+
+/// Most publishers of a topic: 1 to the library's limit (64).
+pub fn max_publishers(s: &str) -> Result<u32, String> {
+    whole(s, "publishers", 1, ringbus::MAX_PUBLISHERS)
+}
+
+/// Samples one subscriber may hold: 1 to the library's limit (256).
+pub fn max_held(s: &str) -> Result<u32, String> {
+    whole(s, "samples", 1, ringbus::MAX_HELD)
+}
+
+/// Payload chunks per publisher: 2 to the library's limit (2^20; the library then checks
+/// the topic's depth fits).
+pub fn chunks(s: &str) -> Result<u32, String> {
+    whole(s, "chunks", 2, ringbus::MAX_CHUNKS)
+}
+
+/// A payload type's alignment: a power of two from 1 to 4096.
+pub fn alignment(s: &str) -> Result<u32, String> {
+    power_of_two(s, 4096)
+}
+
+/// A yes/no recorded as `0` or `1`.
+pub fn flag(s: &str) -> Result<bool, String> {
+    match s.trim() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(format!("{s:?} is neither 0 nor 1")),
+    }
 }
 
 /// `--expiry-ms`: at least 1 ms (0 would forget every route at once).

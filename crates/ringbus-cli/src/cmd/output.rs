@@ -187,6 +187,11 @@ pub fn rate(per_s: f64) -> String {
     format!("{per_s:.decimals$}")
 }
 
+/// The value at quantile `q` (0 to 1) of `sorted` (ascending, not empty): the nearest rank.
+pub fn quantile(sorted: &[u64], q: f64) -> u64 {
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
 pub fn yes_no(b: bool) -> &'static str {
     if b {
         "yes"

@@ -1,7 +1,7 @@
 //! `ringbus pub TOPIC [DATA]`: publish a message once, a number of times, or at a rate.
 
 use super::numbers;
-use super::output::{counted, Failure};
+use super::output::counted;
 use super::session::{Session, TimeoutArg};
 use anyhow::Context;
 use ringbus::inspect;
@@ -74,7 +74,7 @@ impl PubArgs {
         let session = Session::new("pub", self.timeout.timeout)?;
         let when_full = ringbus::WhenFull::Wait(Some(super::session::TICK));
         let mut publisher = self.topic_builder(&session, &payload)?.when_full(when_full).publisher()?;
-        if !self.wait_for_subscribers(&session)? {
+        if !session.wait_for_subscribers(&self.topic, self.wait_subscribers)? {
             return Ok(());
         }
         let count = self.count.unwrap_or(if self.rate.is_some() { u64::MAX } else { 1 });
@@ -152,31 +152,6 @@ impl PubArgs {
             return parse_hex(data);
         }
         Ok(data.as_bytes().to_vec())
-    }
-
-    /// `Ok(false)`: interrupted while waiting.
-    fn wait_for_subscribers(&self, session: &Session) -> anyhow::Result<bool> {
-        if self.wait_subscribers == 0 {
-            return Ok(true);
-        }
-        loop {
-            let live = inspect::topic(session.node.root(), &self.topic)?
-                .map_or(0, |t| t.subscribers.iter().filter(|s| s.alive).count());
-            if live >= self.wait_subscribers as usize {
-                return Ok(true);
-            }
-            if session.interrupted() {
-                return Ok(false);
-            }
-            if session.expired() {
-                return Err(Failure::Timeout(format!(
-                    "{live} of {} before the timeout",
-                    counted(self.wait_subscribers.into(), "subscriber")
-                ))
-                .into());
-            }
-            std::thread::sleep(session.slice().min(Duration::from_millis(20)));
-        }
     }
 }
 

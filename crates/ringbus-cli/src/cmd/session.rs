@@ -106,6 +106,32 @@ impl Session {
         }
     }
 
+    /// Waits until topic `name` has `wanted` live subscribers (at once if 0). `Ok(false)`:
+    /// interrupted while waiting.
+    pub fn wait_for_subscribers(&self, name: &str, wanted: u32) -> anyhow::Result<bool> {
+        if wanted == 0 {
+            return Ok(true);
+        }
+        loop {
+            let live =
+                inspect::topic(self.node.root(), name)?.map_or(0, |t| t.subscribers.iter().filter(|s| s.alive).count());
+            if live >= wanted as usize {
+                return Ok(true);
+            }
+            if self.interrupted() {
+                return Ok(false);
+            }
+            if self.expired() {
+                return Err(Failure::Timeout(format!(
+                    "{live} of {} on {name:?} before the timeout",
+                    counted(wanted.into(), "subscriber")
+                ))
+                .into());
+            }
+            std::thread::sleep(self.slice().min(Duration::from_millis(20)));
+        }
+    }
+
     /// A name that is a command queue, latch or semaphore and not a topic is a mistake to
     /// point out (exit 2), not a topic to wait for.
     fn refuse_other_kind(&self, name: &str) -> anyhow::Result<()> {

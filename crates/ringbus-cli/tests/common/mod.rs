@@ -75,10 +75,23 @@ pub struct Background {
 
 impl Background {
     pub fn start(args: &[&str], root: &Path, scratch: &tempfile::TempDir, name: &str) -> Background {
+        Self::start_program(Path::new(env!("CARGO_BIN_EXE_ringbus")), args, &[], root, scratch, name)
+    }
+
+    /// [`Background::start`] of any program, with extra environment variables.
+    pub fn start_program(
+        program: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        root: &Path,
+        scratch: &tempfile::TempDir,
+        name: &str,
+    ) -> Background {
         let out = scratch.path().join(format!("{name}.stdout"));
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ringbus"));
+        let mut command = Command::new(program);
         command
             .args(args)
+            .envs(env.iter().copied())
             .env("RINGBUS_ROOT", root)
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&out).unwrap())
