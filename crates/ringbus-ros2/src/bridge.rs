@@ -145,13 +145,11 @@ impl BridgeConfig {
     /// Opens the ringbus ends of `m`, its type declared.
     fn open(&self, node: &Node, m: &Mapping) -> Result<Opened, BridgeError> {
         let ros_type = topics::resolve(node, &m.topic, self.ros_type.as_ref())?;
-        let exists = ringbus::inspect::topic(node.root(), &m.topic).ok().flatten().is_some();
         let topic = || {
-            let builder = topics::payload_type(node.topic(&m.topic), &ros_type);
-            match (self.max_payload_bytes, exists) {
-                (Some(n), _) => builder.max_payload_bytes(n),
-                (None, false) => builder.max_payload_bytes(topics::DEFAULT_MAX_PAYLOAD_BYTES),
-                (None, true) => builder,
+            let builder = topics::ros_topic(node, &m.topic, &ros_type);
+            match self.max_payload_bytes {
+                Some(n) => builder.max_payload_bytes(n),
+                None => builder,
             }
         };
         let error = |source| BridgeError::Topic { topic: m.topic.clone(), source };

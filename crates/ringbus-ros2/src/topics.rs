@@ -26,6 +26,18 @@ pub fn payload_type(builder: TopicBuilder, ros_type: &RosType) -> TopicBuilder {
     builder.payload_type_named(&ros_type.to_string(), ROS_PAYLOAD_SIZE, ROS_PAYLOAD_ALIGN)
 }
 
+/// Opens `topic` as a ROS topic of `ros_type`: the type declared and, if the topic does not
+/// exist yet, [`DEFAULT_MAX_PAYLOAD_BYTES`] (an existing topic keeps its own limit). Give
+/// `max_payload_bytes` on the builder to ask for another limit (checked against an
+/// existing topic's).
+pub fn ros_topic(node: &Node, topic: &str, ros_type: &RosType) -> TopicBuilder {
+    let builder = payload_type(node.topic(topic), ros_type);
+    match ringbus::inspect::topic(node.root(), topic) {
+        Ok(Some(_)) => builder,
+        _ => builder.max_payload_bytes(DEFAULT_MAX_PAYLOAD_BYTES),
+    }
+}
+
 /// The ROS type of `topic`: the one it declares if it exists, else `given` (`--type`).
 /// An existing untyped topic, one whose type is no ROS type, or a missing topic with no
 /// `--type`, is refused with what to do.
