@@ -160,7 +160,11 @@ impl Image<'_> {
     pub fn encoded_len(&self) -> usize {
         let mut s = Sizer(HEADER_BYTES);
         s.header(self.frame_id);
-        (s.field(4), s.field(4), s.string(self.encoding), s.field(1), s.field(4));
+        s.field(4);
+        s.field(4);
+        s.string(self.encoding);
+        s.field(1);
+        s.field(4);
         s.sequence(self.data_len());
         s.0
     }
@@ -169,7 +173,8 @@ impl Image<'_> {
     pub fn write<'b>(&self, buf: &'b mut [u8]) -> Result<&'b mut [u8], TooSmall> {
         let mut w = Writer::new(buf, self.encoded_len())?;
         w.header(self.stamp, self.frame_id);
-        (w.u32(self.height), w.u32(self.width));
+        w.u32(self.height);
+        w.u32(self.width);
         w.string(self.encoding);
         w.u8(self.is_bigendian as u8);
         w.u32(self.step);
@@ -224,11 +229,18 @@ impl PointCloud2<'_> {
     pub fn encoded_len(&self) -> usize {
         let mut s = Sizer(HEADER_BYTES);
         s.header(self.frame_id);
-        (s.field(4), s.field(4), s.field(4));
+        s.field(4);
+        s.field(4);
+        s.field(4);
         for f in self.fields {
-            (s.string(f.name), s.field(4), s.field(1), s.field(4));
+            s.string(f.name);
+            s.field(4);
+            s.field(1);
+            s.field(4);
         }
-        (s.field(1), s.field(4), s.field(4));
+        s.field(1);
+        s.field(4);
+        s.field(4);
         s.sequence(self.data_len());
         s.field(1);
         s.0
@@ -238,12 +250,18 @@ impl PointCloud2<'_> {
     pub fn write<'b>(&self, buf: &'b mut [u8]) -> Result<&'b mut [u8], TooSmall> {
         let mut w = Writer::new(buf, self.encoded_len())?;
         w.header(self.stamp, self.frame_id);
-        (w.u32(self.height), w.u32(self.width), w.u32(self.fields.len() as u32));
+        w.u32(self.height);
+        w.u32(self.width);
+        w.u32(self.fields.len() as u32);
         for f in self.fields {
             w.string(f.name);
-            (w.u32(f.offset), w.u8(f.datatype), w.u32(f.count));
+            w.u32(f.offset);
+            w.u8(f.datatype);
+            w.u32(f.count);
         }
-        (w.u8(self.is_bigendian as u8), w.u32(self.point_step), w.u32(self.row_step));
+        w.u8(self.is_bigendian as u8);
+        w.u32(self.point_step);
+        w.u32(self.row_step);
         let data = w.sequence(self.data_len());
         w.u8(self.is_dense as u8);
         Ok(&mut w.buf[data])
@@ -265,7 +283,15 @@ mod tests {
 
     #[test]
     fn an_image_is_laid_out_as_ros_2_serializes_it() {
-        let image = Image { stamp: Stamp { sec: 1, nanosec: 2 }, frame_id: "cam", height: 2, width: 1, encoding: "mono8", is_bigendian: false, step: 1 };
+        let image = Image {
+            stamp: Stamp { sec: 1, nanosec: 2 },
+            frame_id: "cam",
+            height: 2,
+            width: 1,
+            encoding: "mono8",
+            is_bigendian: false,
+            step: 1,
+        };
         let mut buf = vec![0xAA; image.encoded_len()];
         image.write(&mut buf).unwrap().copy_from_slice(&[7, 8]);
         #[rustfmt::skip]
@@ -281,8 +307,15 @@ mod tests {
     fn a_point_cloud_ends_with_is_dense_after_its_points() {
         let fields = [PointField { name: "x", offset: 0, datatype: 7, count: 1 }];
         let cloud = PointCloud2 {
-            stamp: Stamp::default(), frame_id: "", height: 1, width: 1, fields: &fields,
-            is_bigendian: false, point_step: 4, row_step: 4, is_dense: true,
+            stamp: Stamp::default(),
+            frame_id: "",
+            height: 1,
+            width: 1,
+            fields: &fields,
+            is_bigendian: false,
+            point_step: 4,
+            row_step: 4,
+            is_dense: true,
         };
         let mut buf = vec![0xAA; cloud.encoded_len()];
         cloud.write(&mut buf).unwrap().copy_from_slice(&1.5f32.to_le_bytes());

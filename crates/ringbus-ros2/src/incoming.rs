@@ -44,7 +44,11 @@ fn receive(ends: Ends, stop: oneshot::Receiver<()>) {
 }
 
 /// Publishes one message (header, then body) in a loan; which counter it counts in.
-fn publish<'c>(publisher: &mut Publisher, message: &Received, counters: &'c Counters) -> &'c std::sync::atomic::AtomicU64 {
+fn publish<'c>(
+    publisher: &mut Publisher,
+    message: &Received,
+    counters: &'c Counters,
+) -> &'c std::sync::atomic::AtomicU64 {
     let len = HEADER_BYTES + message.body.len();
     match publisher.loan(len) {
         Ok(mut loan) => {

@@ -3,8 +3,8 @@
 //! match (nothing flows between those two: the line says which way and why).
 
 use crate::qos::Qos;
-use ros2_client::dds::rustdds::{DomainParticipantStatusEvent as Event, QosPolicies, StatusEvented, GUID};
 use ros2_client::dds::rustdds::DomainParticipantStatusListener;
+use ros2_client::dds::rustdds::{DomainParticipantStatusEvent as Event, QosPolicies, StatusEvented, GUID};
 
 /// What the monitor knows of the bridge's own DDS endpoints: each with its ROS name.
 pub(crate) struct Endpoints {
@@ -26,10 +26,10 @@ impl Endpoints {
                 Some(format!("DDS participant {:?} joined", dpd.guid.prefix))
             }
             Event::ParticipantLost { id, reason } => Some(format!("DDS participant {id:?} left ({reason:?})")),
-            Event::RemoteReaderMatched { local_writer, .. } => {
+            Event::RemoteReaderMatched { local_writer, remote_reader } if remote_reader.prefix != self.own.prefix => {
                 Endpoints::name(&self.writers, *local_writer).map(|n| format!("{n}: a ROS 2 reader matched"))
             }
-            Event::RemoteWriterMatched { local_reader, .. } => {
+            Event::RemoteWriterMatched { local_reader, remote_writer } if remote_writer.prefix != self.own.prefix => {
                 Endpoints::name(&self.readers, *local_reader).map(|n| format!("{n}: a ROS 2 writer matched"))
             }
             Event::RemoteReaderQosIncompatible { local_writer, requested_qos, .. } => {

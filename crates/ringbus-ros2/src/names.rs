@@ -16,7 +16,9 @@ impl RosType {
     /// (starting with a letter), then `msg`, then a type name starting with an uppercase letter.
     pub fn parse(text: &str) -> Result<RosType, String> {
         let refuse = |why: &str| {
-            Err(format!("{text:?} is not a ROS 2 message type ({why}); write package/msg/Type, e.g. sensor_msgs/msg/Image"))
+            Err(format!(
+                "{text:?} is not a ROS 2 message type ({why}); write package/msg/Type, e.g. sensor_msgs/msg/Image"
+            ))
         };
         let parts: Vec<&str> = text.split('/').collect();
         let [package, kind, name] = parts[..] else { return refuse("three parts separated by /") };
@@ -78,7 +80,8 @@ pub fn ros_topic_name(text: &str) -> Result<String, String> {
 
 /// The ROS 2 name a ringbus topic travels as unless one is given: `/` + the topic.
 pub fn default_ros_name(topic: &str) -> Result<String, String> {
-    ros_topic_name(topic).map_err(|e| format!("{e}; the ringbus topic {topic:?} needs an explicit ROS name (TOPIC=ROS_NAME)"))
+    ros_topic_name(topic)
+        .map_err(|e| format!("{e}; the ringbus topic {topic:?} needs an explicit ROS name (TOPIC=ROS_NAME)"))
 }
 
 /// The DDS topic of a ROS 2 topic name (absolute, as [`ros_topic_name`] returns it).
@@ -95,7 +98,9 @@ mod tests {
         let t = RosType::parse("sensor_msgs/msg/Image").unwrap();
         assert_eq!(t.dds_name(), "sensor_msgs::msg::dds_::Image_");
         assert_eq!(t.to_string(), "sensor_msgs/msg/Image");
-        for bad in ["Image", "sensor_msgs/Image", "sensor_msgs/srv/Image", "Sensor/msg/Image", "a/msg/image", "a/msg/Im-g"] {
+        for bad in
+            ["Image", "sensor_msgs/Image", "sensor_msgs/srv/Image", "Sensor/msg/Image", "a/msg/image", "a/msg/Im-g"]
+        {
             let e = RosType::parse(bad).unwrap_err();
             assert!(e.contains("package/msg/Type"), "{e}");
         }

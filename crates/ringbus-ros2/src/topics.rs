@@ -42,10 +42,8 @@ pub fn ros_topic(node: &Node, topic: &str, ros_type: &RosType) -> TopicBuilder {
 /// An existing untyped topic, one whose type is no ROS type, or a missing topic with no
 /// `--type`, is refused with what to do.
 pub fn resolve(node: &Node, topic: &str, given: Option<&RosType>) -> Result<RosType, BridgeError> {
-    let info = ringbus::inspect::topic(node.root(), topic).map_err(|source| BridgeError::Topic {
-        topic: topic.to_string(),
-        source,
-    })?;
+    let info = ringbus::inspect::topic(node.root(), topic)
+        .map_err(|source| BridgeError::Topic { topic: topic.to_string(), source })?;
     let Some(info) = info else {
         return given.cloned().ok_or_else(|| BridgeError::NoType { topic: topic.to_string() });
     };
@@ -55,9 +53,11 @@ pub fn resolve(node: &Node, topic: &str, given: Option<&RosType>) -> Result<RosT
     let declared = RosType::parse(&info.payload_type)
         .map_err(|reason| BridgeError::NotRos { topic: topic.to_string(), reason })?;
     match given {
-        Some(g) if *g != declared => {
-            Err(BridgeError::TypeMismatch { topic: topic.to_string(), declared: declared.to_string(), given: g.to_string() })
-        }
+        Some(g) if *g != declared => Err(BridgeError::TypeMismatch {
+            topic: topic.to_string(),
+            declared: declared.to_string(),
+            given: g.to_string(),
+        }),
         _ => Ok(declared),
     }
 }
