@@ -69,6 +69,7 @@ step "MCAP recordings (Foxglove's Go mcap CLI: doctor, info; skipped if it canno
 step "C++ (GoogleTest under ASan/UBSan, CMake install, pkg-config)"; bash scripts/test-cpp.sh
 step "router (pymavlink, AddressSanitizer)"; bash scripts/test-route.sh
 step "bridge (eclipse-zenoh from Python)"; bash scripts/test-bridge.sh
+step "ROS 2 bridge (cyclonedds from Python)"; bash scripts/test-ros2.sh
 
 # The published crates package and build from their packages alone, together: each one's
 # path dependencies come from the others' packages (crates.io does not have them yet).

@@ -27,8 +27,10 @@ pub mod output;
 mod publish;
 mod record;
 mod replay;
+mod ros2;
 mod route;
 mod session;
+mod sibling;
 mod top;
 
 #[derive(Debug, clap::Subcommand)]
@@ -59,6 +61,9 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Commands on MCAP recordings: `mcap info FILE`.
     Mcap(mcap::McapArgs),
+    /// Carries topics to and from ROS 2 nodes through DDS (runs ringbus-ros2).
+    #[command(long_about = ros2::LONG_ABOUT)]
+    Ros2(ros2::Ros2Args),
     /// Benchmarks: measure ringbus against baselines on this machine.
     Bench(bench::BenchArgs),
     /// Checks what ringbus needs from this machine and says how to fix each problem.
@@ -98,6 +103,7 @@ impl Command {
             Command::Top(args) => args.run(),
             Command::Route(args) => args.run(),
             Command::Bridge(args) => args.run(),
+            Command::Ros2(args) => args.run(),
             Command::Bench(args) => args.run(),
             Command::Doctor(args) => args.run(),
             Command::Completions(args) => args.run(cli()),

@@ -1,0 +1,283 @@
+//! The bridge: its configuration, why it may refuse to start, and the running bridge
+//! (threads per mapping, the monitor, the counters).
+
+use crate::dds::Dds;
+use crate::mapping::{self, Counters, Mapping};
+use crate::monitor::{self, Endpoints};
+use crate::names::RosType;
+use crate::qos::Qos;
+use crate::{incoming, outgoing, topics};
+use futures::channel::oneshot;
+use ringbus::{Node, PublisherId, WhenFull};
+use ros2_client::dds::rustdds::RTPSEntity;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often the monitor thread looks for DDS events to log.
+const MONITOR_PERIOD: Duration = Duration::from_millis(100);
+
+/// Why a bridge could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// No mapping was given.
+    #[error("nothing to bridge: give at least one --out, --in or --both")]
+    NoMapping,
+    /// A topic that does not exist yet, and no `--type` to create it with.
+    #[error("the ringbus topic {topic:?} does not exist yet, so its ROS type is unknown: give --type pkg/msg/Type (e.g. std_msgs/msg/String), or start its publisher first")]
+    NoType {
+        /// The topic.
+        topic: String,
+    },
+    /// An existing topic without a declared payload type.
+    #[error("the ringbus topic {topic:?} carries untyped bytes; a topic bridged to ROS 2 declares its ROS type (payload type name sensor_msgs/msg/Image, size 1, align 8) and holds CDR messages")]
+    Untyped {
+        /// The topic.
+        topic: String,
+    },
+    /// An existing topic whose payload type is no ROS type.
+    #[error("the ringbus topic {topic:?} does not carry ROS 2 messages: {reason}")]
+    NotRos {
+        /// The topic.
+        topic: String,
+        /// Why its type is not a ROS type.
+        reason: String,
+    },
+    /// `--type` disagrees with the existing topic's type.
+    #[error("the ringbus topic {topic:?} carries {declared}, not {given}: drop --type or give {declared}")]
+    TypeMismatch {
+        /// The topic.
+        topic: String,
+        /// Its declared type.
+        declared: String,
+        /// `--type`.
+        given: String,
+    },
+    /// A node name ROS 2 does not accept.
+    #[error("bad ROS 2 node name {0}; use letters, digits and _")]
+    NodeName(String),
+    /// The ringbus node could not be opened.
+    #[error("cannot open the ringbus node")]
+    Node(#[source] ringbus::OpenError),
+    /// A bridged topic could not be opened.
+    #[error("cannot open the ringbus topic {topic:?}")]
+    Topic {
+        /// The topic.
+        topic: String,
+        /// Why.
+        #[source]
+        source: ringbus::OpenError,
+    },
+    /// DDS failed to start or to create something.
+    #[error("{0}")]
+    Dds(String),
+    /// A thread could not be started.
+    #[error("cannot start a thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// What a bridge carries and how.
+#[derive(Debug, Clone)]
+pub struct BridgeConfig {
+    /// The ringbus root (`None`: `RINGBUS_ROOT`, else the per-user default).
+    pub root: Option<PathBuf>,
+    /// What to carry (those of one topic and one ROS name are merged).
+    pub mappings: Vec<Mapping>,
+    /// The DDS domain (ROS_DOMAIN_ID), 0 to 232.
+    pub domain: u16,
+    /// The ROS 2 node name the bridge announces.
+    pub node_name: String,
+    /// Local addresses DDS may use (none: every interface).
+    pub networks: Vec<IpAddr>,
+    /// The QoS of every DDS writer and reader.
+    pub qos: Qos,
+    /// The type of topics that do not exist yet (`--type`).
+    pub ros_type: Option<RosType>,
+    /// The largest message of topics the bridge creates (`None`: 16 MiB); an existing
+    /// topic with another limit is an error naming both.
+    pub max_payload_bytes: Option<u64>,
+    /// How long a message from DDS waits for room when a reliable subscriber here has not
+    /// taken the topic's last depth messages; then it is dropped and counted (`full`).
+    pub incoming_wait: Duration,
+    /// Read outgoing topics with a lossy subscriber: publishers here never wait for the bridge.
+    pub lossy_out: bool,
+    /// Log peers, matches and QoS mismatches to stderr.
+    pub log: bool,
+}
+
+impl Default for BridgeConfig {
+    fn default() -> BridgeConfig {
+        BridgeConfig {
+            root: None,
+            mappings: Vec::new(),
+            domain: 0,
+            node_name: "ringbus_ros2".into(),
+            networks: Vec::new(),
+            qos: Qos::default(),
+            ros_type: None,
+            max_payload_bytes: None,
+            incoming_wait: Duration::from_secs(1),
+            lossy_out: false,
+            log: false,
+        }
+    }
+}
+
+/// The ringbus ends of one mapping, opened before anything goes on the network.
+struct Opened {
+    mapping: Mapping,
+    ros_type: RosType,
+    publisher: Option<ringbus::Publisher>,
+    subscriber: Option<ringbus::Subscriber>,
+}
+
+impl BridgeConfig {
+    fn when_full(&self) -> WhenFull {
+        match self.incoming_wait {
+            Duration::ZERO => WhenFull::Fail,
+            wait => WhenFull::Wait(Some(wait)),
+        }
+    }
+
+    /// Opens the ringbus ends of `m`, its type declared.
+    fn open(&self, node: &Node, m: &Mapping) -> Result<Opened, BridgeError> {
+        let ros_type = topics::resolve(node, &m.topic, self.ros_type.as_ref())?;
+        let topic = || {
+            let builder = topics::ros_topic(node, &m.topic, &ros_type);
+            match self.max_payload_bytes {
+                Some(n) => builder.max_payload_bytes(n),
+                None => builder,
+            }
+        };
+        let error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
+        let publisher = m.direction.incoming().then(|| topic().when_full(self.when_full()).publisher());
+        let subscriber = m.direction.outgoing().then(|| match self.lossy_out {
+            true => topic().subscriber(),
+            false => topic().reliable().subscriber(),
+        });
+        Ok(Opened {
+            mapping: m.clone(),
+            ros_type,
+            publisher: publisher.transpose().map_err(error)?,
+            subscriber: subscriber.transpose().map_err(error)?,
+        })
+    }
+}
+
+/// A running bridge. [`Bridge::stop`] (or dropping it) ends it.
+pub struct Bridge {
+    stop: Arc<AtomicBool>,
+    outgoing: Vec<JoinHandle<()>>,
+    incoming: Vec<(oneshot::Sender<()>, JoinHandle<()>)>,
+    monitor: Option<JoinHandle<()>>,
+    counters: Vec<(Mapping, Arc<Counters>)>,
+    _dds: Dds,
+    _node: Node,
+}
+
+impl Bridge {
+    /// Opens the ringbus topics (a bad type fails here, before DDS starts), joins the DDS
+    /// domain as a ROS 2 node and starts every mapping.
+    pub fn start(config: &BridgeConfig) -> Result<Bridge, BridgeError> {
+        let mappings = mapping::merge(&config.mappings);
+        if mappings.is_empty() {
+            return Err(BridgeError::NoMapping);
+        }
+        config.qos.check().map_err(BridgeError::Dds)?;
+        let node = match &config.root {
+            Some(root) => Node::with_root("ringbus-ros2", root),
+            None => Node::new("ringbus-ros2"),
+        }
+        .map_err(BridgeError::Node)?;
+        let opened = mappings.iter().map(|m| config.open(&node, m)).collect::<Result<Vec<_>, _>>()?;
+        let dds = Dds::join(config.domain, &config.networks, &config.node_name, config.qos)?;
+        let mut bridge = Bridge {
+            stop: Arc::new(AtomicBool::new(false)),
+            outgoing: Vec::new(),
+            incoming: Vec::new(),
+            monitor: None,
+            counters: Vec::new(),
+            _dds: dds,
+            _node: node,
+        };
+        let endpoints = bridge.start_mappings(opened)?;
+        if config.log {
+            bridge.start_monitor(endpoints)?;
+        }
+        Ok(bridge)
+    }
+
+    /// Starts each mapping's threads; the DDS endpoints, named, for the monitor.
+    fn start_mappings(&mut self, opened: Vec<Opened>) -> Result<Endpoints, BridgeError> {
+        let own_participant = self._dds.participant.guid();
+        let mut endpoints =
+            Endpoints { writers: Vec::new(), readers: Vec::new(), own: own_participant, qos: self._dds.qos };
+        let own_of = |topic: &str| -> Vec<PublisherId> {
+            let mine = opened.iter().filter(|o| o.mapping.topic == topic);
+            mine.filter_map(|o| o.publisher.as_ref().map(ringbus::Publisher::id)).collect()
+        };
+        let owns: Vec<Vec<PublisherId>> = opened.iter().map(|o| own_of(&o.mapping.topic)).collect();
+        for (o, own) in opened.into_iter().zip(owns) {
+            let (m, counters) = (o.mapping, Arc::new(Counters::default()));
+            if let Some(publisher) = o.publisher {
+                let reader = self._dds.reader(&m.ros_name, &o.ros_type)?;
+                endpoints.readers.push((reader.guid(), m.ros_name.clone()));
+                let ends = incoming::Ends { reader, publisher, own: own_participant, counters: counters.clone() };
+                let (tx, rx) = oneshot::channel();
+                self.incoming.push((tx, incoming::start(&m.topic, ends, rx)?));
+            }
+            if let Some(subscriber) = o.subscriber {
+                let writer = self._dds.writer(&m.ros_name, &o.ros_type)?;
+                endpoints.writers.push((writer.guid(), m.ros_name.clone()));
+                let stop = self.stop.clone();
+                let ends = outgoing::Ends { subscriber, writer, own, counters: counters.clone(), stop };
+                self.outgoing.push(outgoing::start(&m.topic, ends)?);
+            }
+            self.counters.push((m, counters));
+        }
+        Ok(endpoints)
+    }
+
+    fn start_monitor(&mut self, endpoints: Endpoints) -> Result<(), BridgeError> {
+        let listener = self._dds.participant.status_listener();
+        let stop = self.stop.clone();
+        let thread = std::thread::Builder::new().name("ros2 monitor".into()).spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                monitor::drain(&listener, &endpoints);
+                std::thread::sleep(MONITOR_PERIOD);
+            }
+        })?;
+        self.monitor = Some(thread);
+        Ok(())
+    }
+
+    /// Every mapping (merged) with its counters.
+    pub fn counters(&self) -> &[(Mapping, Arc<Counters>)] {
+        &self.counters
+    }
+
+    /// Stops every mapping; the counters are final when it returns.
+    pub fn stop(mut self) {
+        self.shut_down();
+    }
+
+    fn shut_down(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.outgoing.drain(..).chain(self.monitor.take()) {
+            let _ = thread.join();
+        }
+        for (stop, thread) in self.incoming.drain(..) {
+            let _ = stop.send(());
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.shut_down();
+    }
+}

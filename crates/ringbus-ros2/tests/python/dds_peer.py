@@ -1,0 +1,33 @@
+"""A ROS 2 peer made of cyclonedds: readers and writers on `rt/<name>` with ROS 2's QoS."""
+
+from cyclonedds.core import Policy, Qos
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.pub import DataWriter
+from cyclonedds.sub import DataReader
+from cyclonedds.topic import Topic
+from cyclonedds.util import duration
+
+
+def qos(reliable=True, depth=10):
+    """ROS 2's default QoS (RELIABLE, VOLATILE, KEEP_LAST(10)), or BEST_EFFORT, or another depth."""
+    reliability = Policy.Reliability.Reliable(duration(seconds=1)) if reliable else Policy.Reliability.BestEffort
+    return Qos(reliability, Policy.Durability.Volatile, Policy.History.KeepLast(depth))
+
+
+class Peer:
+    def __init__(self, domain):
+        self.participant = DomainParticipant(domain)
+
+    def reader(self, name, message_type, reliable=True, depth=10):
+        topic = Topic(self.participant, f"rt{name}", message_type)
+        return DataReader(self.participant, topic, qos=qos(reliable, depth))
+
+    def writer(self, name, message_type):
+        return DataWriter(self.participant, Topic(self.participant, f"rt{name}", message_type), qos=qos())
+
+
+def matched(entity):
+    """How many remote endpoints a reader or writer is matched with."""
+    status = entity.get_subscription_matched_status() if isinstance(entity, DataReader) else \
+        entity.get_publication_matched_status()
+    return status.current_count
