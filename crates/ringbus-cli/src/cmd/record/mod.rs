@@ -34,7 +34,9 @@ const MIN_FILE_BYTES: u64 = 1 << 20;
     are closed at least once a second. By default the recorder is a reliable subscriber:\n\
     publishers wait rather than overwrite a message it has not read, so nothing is lost; with\n\
     --lossy it never holds them back and counts what it lost instead. It polls (every --poll),\n\
-    so publishers never make a system call to wake it.")]
+    so publishers never make a system call to wake it, and it runs 10 nice levels below the\n\
+    priority it was started with, so that on a busy machine copying and compressing yield the\n\
+    CPU to the programs it records (start it with `nice -n -10` to undo that).")]
 pub struct RecordArgs {
     /// The topics to record (or --all).
     #[arg(required_unless_present_any = ["all", "info"], conflicts_with_all = ["all", "info"])]
@@ -121,6 +123,7 @@ impl RecordArgs {
         let output = self.output.clone().expect("clap requires --output without --info");
         let options =
             SinkOptions { path: output, compression: self.compression, max_bytes: self.max_bytes, force: self.force };
+        writer::yield_to_publishers(); // this thread, and the writing thread it starts
         let writer = Writer::start(Sink::create(options)?);
         let mut progress = progress::Progress::new();
         let recorded = self.record(&session, &mut topics, &writer, &mut progress);

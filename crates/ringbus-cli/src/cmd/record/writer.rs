@@ -98,6 +98,26 @@ impl Writer {
     }
 }
 
+/// How much lower than the programs it records the recorder runs (`nice`): on a machine
+/// with fewer CPUs than busy threads, copying and compressing a recording must not take the
+/// CPU from the publishers it records. They wait for nothing of it until it is a topic's
+/// `depth` behind (its subscribers are reliable), and what it has read but not written
+/// waits in the hand-over, up to [`MAX_IN_FLIGHT_BYTES`].
+const RECORDER_NICENESS: i32 = 10;
+
+/// Lowers the calling thread's priority by [`RECORDER_NICENESS`], and so that of the
+/// threads it starts afterwards (best effort: a failure leaves it as it was).
+pub fn yield_to_publishers() {
+    // SAFETY: gettid takes no argument and cannot fail.
+    let tid = unsafe { libc::gettid() };
+    // SAFETY: getpriority/setpriority with PRIO_PROCESS and a thread id of this process
+    // act on that thread alone (Linux); no pointers.
+    unsafe {
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t);
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, (current + RECORDER_NICENESS).min(19));
+    }
+}
+
 /// The writing thread: writes every item until the reading thread hangs up, closing the
 /// open chunk every [`FLUSH_INTERVAL`] even when nothing comes.
 fn write_all(mut sink: Sink, items: &handoff::Receiver<Item>, shared: &Shared) -> anyhow::Result<Vec<PathBuf>> {
