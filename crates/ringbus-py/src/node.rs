@@ -17,6 +17,38 @@ use ringbus::service::{RawClient, RawServer};
 use ringbus::WhenFull;
 use std::path::PathBuf;
 
+/// A payload name, size and alignment given without a numpy dtype.
+type Named<'a> = (Option<&'a str>, Option<usize>, Option<usize>);
+
+/// Declares the payload type given to `Node.topic()`: a numpy layout (`payload_dtype`,
+/// `payload_shape`, `payload_type_name`), or a name with a size and alignment.
+fn declare_payload(
+    b: ringbus::TopicBuilder,
+    dtype: Option<&Bound<'_, PyAny>>,
+    shape: Option<&Bound<'_, PyAny>>,
+    (name, size, align): Named<'_>,
+) -> Result<(ringbus::TopicBuilder, Option<Declared>)> {
+    let invalid = |what: &str| Err(Error::InvalidArgument(what.into()));
+    match (dtype, shape, size, align) {
+        (Some(_), _, Some(_), _) | (Some(_), _, _, Some(_)) => {
+            invalid("payload_size and payload_align come from payload_dtype: give one or the other")
+        }
+        (Some(dtype), shape, None, None) => {
+            let d = arrays::declare(dtype, shape, name)?;
+            Ok((b.payload_type_named(&d.name, d.size, d.align), Some(d.layout)))
+        }
+        (None, None, Some(size), align) => match name {
+            Some(name) => Ok((b.payload_type_named(name, size, align.unwrap_or(1)), None)),
+            None => invalid("payload_size and payload_align describe a payload_type_name: give it too"),
+        },
+        (None, None, None, None) if name.is_none() => Ok((b, None)),
+        _ => invalid(
+            "payload_shape describes a payload_dtype, and payload_type_name needs payload_dtype or \
+             payload_size: give one of them",
+        ),
+    }
+}
+
 /// Whether a subscriber sleeps in `receive()` and is woken by publishes (`ON_DATA`, the
 /// default) or only polls with `take()` / `take_latest()` and costs publishers nothing
 /// (`NEVER`).
@@ -101,11 +133,18 @@ impl Node {
     /// `Sample.as_array()` need no arguments and refuse another dtype or shape.
     /// `payload_type_name` (default: `"numpy:"` + `str(dtype.descr)` + the shape) is the
     /// name C, C++ and Rust programs give the same type.
+    ///
+    /// A type with no numpy layout (variable-size messages that a name describes, such as
+    /// ROS 2 messages: `ringbus.ros.topic`): `payload_type_name` with `payload_size` and
+    /// `payload_align` (default 1), without `payload_dtype`, declares the name, size and
+    /// alignment as C's `rb_topic_options` does; `max_payload_bytes` then defaults to
+    /// `payload_size`, so give it when creating such a topic.
     #[pyo3(signature = (
         name, *, max_publishers = None, max_subscribers = None, depth = None, history = None,
         max_held = None, chunks = None, max_payload_bytes = None, pool_bytes = None, preallocate = None,
         keep_last = None, wake = Wake::OnData, direct_wakes = None, reliable = false, when_full = None,
-        payload_dtype = None, payload_shape = None, payload_type_name = None,
+        payload_dtype = None, payload_shape = None, payload_type_name = None, payload_size = None,
+        payload_align = None,
     ))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per setting
     fn topic(
@@ -128,6 +167,8 @@ impl Node {
         payload_dtype: Option<&Bound<'_, PyAny>>,
         payload_shape: Option<&Bound<'_, PyAny>>,
         payload_type_name: Option<&str>,
+        payload_size: Option<usize>,
+        payload_align: Option<usize>,
     ) -> Result<Topic> {
         let when_full = when_full_policy(when_full)?;
         use ringbus::TopicBuilder as B;
@@ -149,20 +190,17 @@ impl Node {
         let b = given(b, [(preallocate, B::preallocate)]);
         let b = b.wake(wake.into());
         let b = if reliable { b.reliable() } else { b };
-        let declared = match (payload_dtype, payload_shape, payload_type_name) {
-            (Some(dtype), shape, name) => Some(arrays::declare(dtype, shape, name)?),
-            (None, None, None) => None,
-            (None, ..) => {
-                return Err(Error::InvalidArgument(
-                    "payload_shape and payload_type_name describe a payload_dtype: give payload_dtype too".into(),
-                ))
-            }
-        };
-        let b = match &declared {
-            Some(d) => b.payload_type_named(&d.name, d.size, d.align),
-            None => b,
-        };
-        Ok(Topic { builder: b, when_full, declared: declared.map(|d| d.layout) })
+        let named = (payload_type_name, payload_size, payload_align);
+        let (b, declared) = declare_payload(b, payload_dtype, payload_shape, named)?;
+        Ok(Topic { builder: b, when_full, declared })
+    }
+
+    /// Whether the topic `name` exists under the node's root (its publishers may all be
+    /// gone): settings given to `topic()` apply only when it is created, and are checked
+    /// against an existing topic's.
+    fn topic_exists(&self, py: Python<'_>, name: &str) -> Result<bool> {
+        let node = self.get()?;
+        Ok(py.detach(|| ringbus::inspect::topic(node.root(), name))?.is_some())
     }
 
     /// Describes the command queue `name` whose commands are values of the numpy `dtype`

@@ -76,7 +76,10 @@ class Node(_Resource):
         payload_dtype: Optional[DTypeLike] = None,
         payload_shape: Optional[_Shape] = None,
         payload_type_name: Optional[str] = None,
+        payload_size: Optional[int] = None,
+        payload_align: Optional[int] = None,
     ) -> Topic: ...
+    def topic_exists(self, name: str) -> bool: ...
     def queue(
         self,
         name: str,
