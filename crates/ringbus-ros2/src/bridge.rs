@@ -8,10 +8,11 @@ use crate::names::RosType;
 use crate::qos::Qos;
 use crate::{incoming, outgoing, topics};
 use futures::channel::oneshot;
-use ringbus::{Node, PublisherId, WhenFull};
+use ringbus::Node;
+use ringbus_relay::outgoing::Outgoing;
+use ringbus_relay::{Ends, RingbusSide};
 use ros2_client::dds::rustdds::RTPSEntity;
 use std::net::IpAddr;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -82,8 +83,10 @@ pub enum BridgeError {
 /// What a bridge carries and how.
 #[derive(Debug, Clone)]
 pub struct BridgeConfig {
-    /// The ringbus root (`None`: `RINGBUS_ROOT`, else the per-user default).
-    pub root: Option<PathBuf>,
+    /// How the bridge opens its ringbus side: the root, the limits of the topics it creates
+    /// (`max_payload_bytes` `None`: 16 MiB), how long a message from DDS waits for room,
+    /// whether its subscribers are lossy.
+    pub ringbus: RingbusSide,
     /// What to carry (those of one topic and one ROS name are merged).
     pub mappings: Vec<Mapping>,
     /// The DDS domain (ROS_DOMAIN_ID), 0 to 232.
@@ -96,14 +99,6 @@ pub struct BridgeConfig {
     pub qos: Qos,
     /// The type of topics that do not exist yet (`--type`).
     pub ros_type: Option<RosType>,
-    /// The largest message of topics the bridge creates (`None`: 16 MiB); an existing
-    /// topic with another limit is an error naming both.
-    pub max_payload_bytes: Option<u64>,
-    /// How long a message from DDS waits for room when a reliable subscriber here has not
-    /// taken the topic's last depth messages; then it is dropped and counted (`full`).
-    pub incoming_wait: Duration,
-    /// Read outgoing topics with a lossy subscriber: publishers here never wait for the bridge.
-    pub lossy_out: bool,
     /// Log peers, matches and QoS mismatches to stderr.
     pub log: bool,
 }
@@ -111,16 +106,13 @@ pub struct BridgeConfig {
 impl Default for BridgeConfig {
     fn default() -> BridgeConfig {
         BridgeConfig {
-            root: None,
+            ringbus: RingbusSide::default(),
             mappings: Vec::new(),
             domain: 0,
             node_name: "ringbus_ros2".into(),
             networks: Vec::new(),
             qos: Qos::default(),
             ros_type: None,
-            max_payload_bytes: None,
-            incoming_wait: Duration::from_secs(1),
-            lossy_out: false,
             log: false,
         }
     }
@@ -130,40 +122,16 @@ impl Default for BridgeConfig {
 struct Opened {
     mapping: Mapping,
     ros_type: RosType,
-    publisher: Option<ringbus::Publisher>,
-    subscriber: Option<ringbus::Subscriber>,
+    ends: Ends,
 }
 
 impl BridgeConfig {
-    fn when_full(&self) -> WhenFull {
-        match self.incoming_wait {
-            Duration::ZERO => WhenFull::Fail,
-            wait => WhenFull::Wait(Some(wait)),
-        }
-    }
-
     /// Opens the ringbus ends of `m`, its type declared.
     fn open(&self, node: &Node, m: &Mapping) -> Result<Opened, BridgeError> {
         let ros_type = topics::resolve(node, &m.topic, self.ros_type.as_ref())?;
-        let topic = || {
-            let builder = topics::ros_topic(node, &m.topic, &ros_type);
-            match self.max_payload_bytes {
-                Some(n) => builder.max_payload_bytes(n),
-                None => builder,
-            }
-        };
-        let error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
-        let publisher = m.direction.incoming().then(|| topic().when_full(self.when_full()).publisher());
-        let subscriber = m.direction.outgoing().then(|| match self.lossy_out {
-            true => topic().subscriber(),
-            false => topic().reliable().subscriber(),
-        });
-        Ok(Opened {
-            mapping: m.clone(),
-            ros_type,
-            publisher: publisher.transpose().map_err(error)?,
-            subscriber: subscriber.transpose().map_err(error)?,
-        })
+        let ends = self.ringbus.ends(m.direction, || topics::ros_topic(node, &m.topic, &ros_type));
+        let ends = ends.map_err(|source| BridgeError::Topic { topic: m.topic.clone(), source })?;
+        Ok(Opened { mapping: m.clone(), ros_type, ends })
     }
 }
 
@@ -182,16 +150,12 @@ impl Bridge {
     /// Opens the ringbus topics (a bad type fails here, before DDS starts), joins the DDS
     /// domain as a ROS 2 node and starts every mapping.
     pub fn start(config: &BridgeConfig) -> Result<Bridge, BridgeError> {
-        let mappings = mapping::merge(&config.mappings);
+        let mappings: Vec<Mapping> = mapping::merge(&config.mappings).into_iter().map(|(m, _)| m).collect();
         if mappings.is_empty() {
             return Err(BridgeError::NoMapping);
         }
         config.qos.check().map_err(BridgeError::Dds)?;
-        let node = match &config.root {
-            Some(root) => Node::with_root("ringbus-ros2", root),
-            None => Node::new("ringbus-ros2"),
-        }
-        .map_err(BridgeError::Node)?;
+        let node = config.ringbus.node("ringbus-ros2").map_err(BridgeError::Node)?;
         let opened = mappings.iter().map(|m| config.open(&node, m)).collect::<Result<Vec<_>, _>>()?;
         let dds = Dds::join(config.domain, &config.networks, &config.node_name, config.qos)?;
         let mut bridge = Bridge {
@@ -215,25 +179,21 @@ impl Bridge {
         let own_participant = self._dds.participant.guid();
         let mut endpoints =
             Endpoints { writers: Vec::new(), readers: Vec::new(), own: own_participant, qos: self._dds.qos };
-        let own_of = |topic: &str| -> Vec<PublisherId> {
-            let mine = opened.iter().filter(|o| o.mapping.topic == topic);
-            mine.filter_map(|o| o.publisher.as_ref().map(ringbus::Publisher::id)).collect()
-        };
-        let owns: Vec<Vec<PublisherId>> = opened.iter().map(|o| own_of(&o.mapping.topic)).collect();
+        let owns = ringbus_relay::own_publishers(&opened, |o| (&o.mapping.topic, &o.ends));
         for (o, own) in opened.into_iter().zip(owns) {
             let (m, counters) = (o.mapping, Arc::new(Counters::default()));
-            if let Some(publisher) = o.publisher {
+            if let Some(publisher) = o.ends.publisher {
                 let reader = self._dds.reader(&m.ros_name, &o.ros_type)?;
                 endpoints.readers.push((reader.guid(), m.ros_name.clone()));
                 let ends = incoming::Ends { reader, publisher, own: own_participant, counters: counters.clone() };
                 let (tx, rx) = oneshot::channel();
                 self.incoming.push((tx, incoming::start(&m.topic, ends, rx)?));
             }
-            if let Some(subscriber) = o.subscriber {
+            if let Some(subscriber) = o.ends.subscriber {
                 let writer = self._dds.writer(&m.ros_name, &o.ros_type)?;
                 endpoints.writers.push((writer.guid(), m.ros_name.clone()));
-                let stop = self.stop.clone();
-                let ends = outgoing::Ends { subscriber, writer, own, counters: counters.clone(), stop };
+                let from = Outgoing { subscriber, own, stop: self.stop.clone() };
+                let ends = outgoing::Ends { from, writer, counters: counters.clone() };
                 self.outgoing.push(outgoing::start(&m.topic, ends)?);
             }
             self.counters.push((m, counters));

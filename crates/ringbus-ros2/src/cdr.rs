@@ -21,6 +21,7 @@
 //! ```
 
 use crate::raw::{CDR_LE_HEADER, HEADER_BYTES};
+use std::ops::Range;
 
 /// A buffer shorter than the message to write in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -41,26 +42,47 @@ pub struct Stamp {
     pub nanosec: u32,
 }
 
-/// Sizes a message: the same walk as [`Writer`], without writing.
-#[derive(Default)]
-struct Sizer(usize);
+/// One pass over a message's fields, in order: [`Sizer`] counts the bytes, [`Writer`]
+/// writes them. A message type walks its fields once ([`Message::walk`]), so its length and
+/// its bytes never disagree.
+trait Walk {
+    /// A primitive, as its little-endian bytes, aligned to its size (at most 4).
+    fn primitive(&mut self, bytes: &[u8]);
+    /// A string: a `u32` length that counts its terminating NUL, the bytes, the NUL.
+    fn string(&mut self, s: &str);
+    /// A byte sequence of `len`: its `u32` count, then `len` bytes left to the caller (their
+    /// range in the message).
+    fn sequence(&mut self, len: usize) -> Range<usize>;
 
-impl Sizer {
-    fn field(&mut self, size: usize) {
-        self.0 = self.0.next_multiple_of(size.min(4)) + size;
+    fn u32(&mut self, v: u32) {
+        self.primitive(&v.to_le_bytes());
     }
-    fn string(&mut self, s: &str) {
-        self.field(4);
-        self.0 += s.len() + 1;
+    fn u8(&mut self, v: u8) {
+        self.primitive(&[v]);
     }
-    fn header(&mut self, frame_id: &str) {
-        self.field(4);
-        self.field(4);
+    /// `std_msgs/msg/Header`: the stamp, then the frame.
+    fn header(&mut self, stamp: Stamp, frame_id: &str) {
+        self.primitive(&stamp.sec.to_le_bytes());
+        self.u32(stamp.nanosec);
         self.string(frame_id);
     }
-    fn sequence(&mut self, bytes: usize) {
-        self.field(4);
-        self.0 += bytes;
+}
+
+/// The length of a message: where the walk ends.
+struct Sizer(usize);
+
+impl Walk for Sizer {
+    fn primitive(&mut self, bytes: &[u8]) {
+        self.0 = self.0.next_multiple_of(bytes.len().clamp(1, 4)) + bytes.len();
+    }
+    fn string(&mut self, s: &str) {
+        self.u32(0);
+        self.0 += s.len() + 1;
+    }
+    fn sequence(&mut self, len: usize) -> Range<usize> {
+        self.u32(0);
+        self.0 += len;
+        self.0 - len..self.0
     }
 }
 
@@ -79,18 +101,15 @@ impl<'b> Writer<'b> {
         buf[..HEADER_BYTES].copy_from_slice(&CDR_LE_HEADER);
         Ok(Writer { buf, pos: HEADER_BYTES })
     }
-    fn put(&mut self, bytes: &[u8]) {
+}
+
+impl Walk for Writer<'_> {
+    fn primitive(&mut self, bytes: &[u8]) {
         let body = self.pos - HEADER_BYTES;
         let start = HEADER_BYTES + body.next_multiple_of(bytes.len().clamp(1, 4));
         self.buf[self.pos..start].fill(0);
         self.buf[start..start + bytes.len()].copy_from_slice(bytes);
         self.pos = start + bytes.len();
-    }
-    fn u32(&mut self, v: u32) {
-        self.put(&v.to_le_bytes());
-    }
-    fn u8(&mut self, v: u8) {
-        self.put(&[v]);
     }
     fn string(&mut self, s: &str) {
         self.u32(s.len() as u32 + 1);
@@ -98,16 +117,30 @@ impl<'b> Writer<'b> {
         self.buf[self.pos + s.len()] = 0;
         self.pos += s.len() + 1;
     }
-    fn header(&mut self, stamp: Stamp, frame_id: &str) {
-        self.put(&stamp.sec.to_le_bytes());
-        self.u32(stamp.nanosec);
-        self.string(frame_id);
-    }
-    /// A byte sequence of `len`: its count, and the bytes left to the caller.
-    fn sequence(&mut self, len: usize) -> std::ops::Range<usize> {
+    fn sequence(&mut self, len: usize) -> Range<usize> {
         self.u32(len as u32);
         self.pos += len;
         self.pos - len..self.pos
+    }
+}
+
+/// A message type with one large array (pixels, points) left to the caller to fill.
+trait Message {
+    /// Walks every field in order; the array's range.
+    fn walk(&self, w: &mut impl Walk) -> Range<usize>;
+
+    /// The message's length, header and array included.
+    fn walked_len(&self) -> usize {
+        let mut s = Sizer(HEADER_BYTES);
+        self.walk(&mut s);
+        s.0
+    }
+
+    /// Writes every field into `buf`; returns the array's bytes to fill.
+    fn write_into<'b>(&self, buf: &'b mut [u8]) -> Result<&'b mut [u8], TooSmall> {
+        let mut w = Writer::new(buf, self.walked_len())?;
+        let data = self.walk(&mut w);
+        Ok(&mut w.buf[data])
     }
 }
 
@@ -158,28 +191,24 @@ impl Image<'_> {
 
     /// The message's length, header and pixels included.
     pub fn encoded_len(&self) -> usize {
-        let mut s = Sizer(HEADER_BYTES);
-        s.header(self.frame_id);
-        s.field(4);
-        s.field(4);
-        s.string(self.encoding);
-        s.field(1);
-        s.field(4);
-        s.sequence(self.data_len());
-        s.0
+        self.walked_len()
     }
 
     /// Writes every field into `buf`; returns the pixels' bytes to fill.
     pub fn write<'b>(&self, buf: &'b mut [u8]) -> Result<&'b mut [u8], TooSmall> {
-        let mut w = Writer::new(buf, self.encoded_len())?;
+        self.write_into(buf)
+    }
+}
+
+impl Message for Image<'_> {
+    fn walk(&self, w: &mut impl Walk) -> Range<usize> {
         w.header(self.stamp, self.frame_id);
         w.u32(self.height);
         w.u32(self.width);
         w.string(self.encoding);
         w.u8(self.is_bigendian as u8);
         w.u32(self.step);
-        let data = w.sequence(self.data_len());
-        Ok(&mut w.buf[data])
+        w.sequence(self.data_len())
     }
 }
 
@@ -227,28 +256,17 @@ impl PointCloud2<'_> {
 
     /// The message's length, header and points included.
     pub fn encoded_len(&self) -> usize {
-        let mut s = Sizer(HEADER_BYTES);
-        s.header(self.frame_id);
-        s.field(4);
-        s.field(4);
-        s.field(4);
-        for f in self.fields {
-            s.string(f.name);
-            s.field(4);
-            s.field(1);
-            s.field(4);
-        }
-        s.field(1);
-        s.field(4);
-        s.field(4);
-        s.sequence(self.data_len());
-        s.field(1);
-        s.0
+        self.walked_len()
     }
 
     /// Writes every field into `buf`; returns the points' bytes to fill.
     pub fn write<'b>(&self, buf: &'b mut [u8]) -> Result<&'b mut [u8], TooSmall> {
-        let mut w = Writer::new(buf, self.encoded_len())?;
+        self.write_into(buf)
+    }
+}
+
+impl Message for PointCloud2<'_> {
+    fn walk(&self, w: &mut impl Walk) -> Range<usize> {
         w.header(self.stamp, self.frame_id);
         w.u32(self.height);
         w.u32(self.width);
@@ -264,7 +282,7 @@ impl PointCloud2<'_> {
         w.u32(self.row_step);
         let data = w.sequence(self.data_len());
         w.u8(self.is_dense as u8);
-        Ok(&mut w.buf[data])
+        data
     }
 }
 

@@ -12,11 +12,14 @@
 //! **The bridge.** A [`Bridge`] is one ringbus node and one DDS participant, announced as a
 //! ROS 2 node (it publishes `ros_discovery_info`). For each [`Mapping`]:
 //! - **out** (ringbus → ROS 2): a reliable ringbus subscriber (lossy with
-//!   [`BridgeConfig::lossy_out`]) whose samples a thread writes, header stripped, to a DDS
+//!   [`RingbusSide::lossy_out`]) whose samples a thread writes, header stripped, to a DDS
 //!   writer on `rt/<name>` with type `<pkg>::msg::dds_::<Type>_`;
 //! - **in** (ROS 2 → ringbus): a DDS reader whose samples a thread publishes on the topic
 //!   with the header put back (its options half as zero: DDS libraries keep only the
 //!   representation).
+//!
+//! What this bridge shares with the Zenoh one (the ringbus side, merging mappings, the
+//! outgoing loop, the command's life) lives in the internal crate `ringbus-relay`.
 //!
 //! **No echo.** Outgoing threads skip the samples of the bridge's own ringbus publishers,
 //! and incoming threads the samples of the bridge's own DDS participant, so a mapping both
@@ -36,6 +39,7 @@ pub mod topics;
 pub use mapping::{Counters, Direction, Mapping};
 pub use names::RosType;
 pub use qos::Qos;
+pub use ringbus_relay::RingbusSide;
 
 mod bridge;
 pub use bridge::{Bridge, BridgeConfig, BridgeError};

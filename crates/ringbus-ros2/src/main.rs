@@ -1,9 +1,10 @@
 //! `ringbus-ros2`: carries ringbus topics to ROS 2 through DDS, and back (a separate
 //! command from `ringbus`: DDS is a heavy build).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
-use ringbus_ros2::{Bridge, BridgeConfig, BridgeError, Direction, Mapping, Qos, RosType};
+use ringbus_relay::command;
+use ringbus_ros2::{Bridge, BridgeConfig, BridgeError, Mapping, Qos, RingbusSide, RosType};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -109,14 +110,10 @@ struct Args {
 }
 
 impl Args {
-    fn config(&self) -> Result<BridgeConfig, String> {
-        let groups = [(&self.out, Direction::Out), (&self.incoming, Direction::In), (&self.both, Direction::Both)];
-        let mut mappings = Vec::new();
-        for (specs, direction) in groups {
-            for spec in specs {
-                mappings.push(Mapping::parse(spec, direction)?);
-            }
-        }
+    /// The bridge's configuration, and the note of each mapping that merges several given.
+    fn config(&self) -> Result<(BridgeConfig, Vec<Option<String>>), String> {
+        let (mappings, notes) =
+            command::mappings(&self.out, &self.incoming, &self.both, Mapping::parse, BridgeError::NoMapping)?;
         let qos = Qos {
             reliable: Qos::parse_reliability(&self.reliability)?,
             transient_local: Qos::parse_durability(&self.durability)?,
@@ -130,19 +127,25 @@ impl Args {
         if domain > 232 {
             return Err(format!("domain {domain}: DDS domains are 0 to 232"));
         }
-        Ok(BridgeConfig {
+        let ringbus = RingbusSide {
             root: self.root.clone(),
-            mappings: ringbus_ros2::mapping::merge(&mappings),
+            max_payload_bytes: self.max_payload_bytes,
+            depth: None,
+            incoming_wait: Duration::from_millis(self.in_wait_ms),
+            lossy_out: self.lossy_out,
+        };
+        let ros_type = self.ros_type.as_deref().map(RosType::parse).transpose()?;
+        let config = BridgeConfig {
+            ringbus,
+            mappings,
             domain,
             node_name: self.node_name.clone(),
             networks: self.network.clone(),
             qos,
-            ros_type: self.ros_type.as_deref().map(RosType::parse).transpose()?,
-            max_payload_bytes: self.max_payload_bytes,
-            incoming_wait: Duration::from_millis(self.in_wait_ms),
-            lossy_out: self.lossy_out,
+            ros_type,
             log: true,
-        })
+        };
+        Ok((config, notes))
     }
 }
 
@@ -154,43 +157,18 @@ fn domain_from_env() -> Result<u16, String> {
     }
 }
 
-fn run(config: &BridgeConfig) -> Result<()> {
+fn run(config: &BridgeConfig, notes: &[Option<String>]) -> Result<()> {
     let bridge = Bridge::start(config)?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
+    let mut ready =
+        vec![format!("ready: {} mapping(s), domain {}, QoS {}", config.mappings.len(), config.domain, config.qos)];
+    ready.extend(command::mapping_lines(&config.mappings, notes));
+    command::until_stopped(ready, move || {
+        let counters = bridge.counters().to_vec();
+        bridge.stop(); // the counters are final once every mapping has stopped
+        counters.iter().map(|(m, c)| format!("{m}: {}", c.line())).collect()
     })
-    .context("cannot install the Ctrl-C handler")?;
-    println!("ready: {} mapping(s), domain {}, QoS {}", config.mappings.len(), config.domain, config.qos);
-    for (m, _) in bridge.counters() {
-        println!("  {m}");
-    }
-    let _ = rx.recv();
-    let counters = bridge.counters().to_vec();
-    bridge.stop(); // the counters are final once every mapping has stopped
-    for (m, c) in counters {
-        println!("{m}: {}", c.line());
-    }
-    Ok(())
 }
 
 fn main() -> ExitCode {
-    let config = match Args::parse().config() {
-        Ok(c) if !c.mappings.is_empty() => c,
-        Ok(_) => {
-            eprintln!("error: {} (see --help)", BridgeError::NoMapping);
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&config) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+    command::exit(Args::parse().config(), |(config, notes)| run(config, notes))
 }

@@ -2,31 +2,9 @@
 //! and the per-mapping counters.
 
 use crate::names::{default_ros_name, ros_topic_name};
+pub use ringbus_relay::Direction;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Which way messages go between a ringbus topic and a ROS 2 topic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// ringbus → ROS 2 (`--out`).
-    Out,
-    /// ROS 2 → ringbus (`--in`).
-    In,
-    /// Both ways; what the bridge itself published is never sent back.
-    Both,
-}
-
-impl Direction {
-    /// Whether messages go ringbus → ROS 2.
-    pub fn outgoing(self) -> bool {
-        matches!(self, Direction::Out | Direction::Both)
-    }
-
-    /// Whether messages go ROS 2 → ringbus.
-    pub fn incoming(self) -> bool {
-        matches!(self, Direction::In | Direction::Both)
-    }
-}
 
 /// One topic carried by the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,27 +41,22 @@ impl Mapping {
 }
 
 /// The mappings with those of one topic and one ROS name merged (`--out x --in /x` is
-/// `--both x`; a mapping given twice is carried once), in the order first given.
-pub fn merge(given: &[Mapping]) -> Vec<Mapping> {
-    let mut merged: Vec<Mapping> = Vec::new();
-    for m in given {
-        match merged.iter_mut().find(|k| k.topic == m.topic && k.ros_name == m.ros_name) {
-            Some(kept) if kept.direction != m.direction => kept.direction = Direction::Both,
-            Some(_) => {}
-            None => merged.push(m.clone()),
-        }
+/// `--both x`; a mapping given twice is carried once), in the order first given, each with
+/// a note of what was merged into it ([`ringbus_relay::mapping::merge`]).
+pub use ringbus_relay::mapping::merge;
+
+impl ringbus_relay::Pair for Mapping {
+    fn parts(&self) -> (&str, &str, Direction) {
+        (&self.topic, &self.ros_name, self.direction)
     }
-    merged
+    fn set_direction(&mut self, direction: Direction) {
+        self.direction = direction;
+    }
 }
 
 impl fmt::Display for Mapping {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let arrow = match self.direction {
-            Direction::Out => "->",
-            Direction::In => "<-",
-            Direction::Both => "<->",
-        };
-        write!(f, "{} {arrow} {}", self.topic, self.ros_name)
+        write!(f, "{} {} {}", self.topic, self.direction.arrow(), self.ros_name)
     }
 }
 
@@ -111,7 +84,7 @@ pub struct Counters {
 
 impl Counters {
     pub(crate) fn add(counter: &AtomicU64, n: u64) {
-        counter.fetch_add(n, Ordering::Relaxed);
+        ringbus_relay::outgoing::count(counter, n);
     }
 
     /// One line, `name=value` pairs, for logs and tests.
@@ -159,7 +132,9 @@ mod tests {
             Mapping::parse("y", Direction::Out).unwrap(),
             Mapping::parse("y", Direction::Out).unwrap(),
         ];
-        let shown: Vec<String> = merge(&given).iter().map(Mapping::to_string).collect();
+        let merged = merge(&given);
+        let shown: Vec<String> = merged.iter().map(|(m, _)| m.to_string()).collect();
         assert_eq!(shown, ["x <-> /x", "y -> /y"]);
+        assert_eq!(merged[0].1.as_deref(), Some("given as --out and --in: carried once, both ways, as --both"));
     }
 }

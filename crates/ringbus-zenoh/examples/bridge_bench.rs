@@ -11,7 +11,7 @@
 //! ```
 
 use ringbus::Node;
-use ringbus_zenoh::{Bridge, BridgeConfig, Direction, Mapping};
+use ringbus_zenoh::{Bridge, BridgeConfig, Direction, Mapping, RingbusSide};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -40,7 +40,8 @@ fn link(listen: &str, connect: Option<&str>) -> BridgeConfig {
 }
 
 fn bridge(root: &std::path::Path, mappings: Vec<Mapping>, listen: &str, connect: Option<&str>) -> Bridge {
-    let config = BridgeConfig { root: Some(root.to_path_buf()), mappings, ..link(listen, connect) };
+    let ringbus = RingbusSide { root: Some(root.to_path_buf()), ..RingbusSide::default() };
+    let config = BridgeConfig { ringbus, mappings, ..link(listen, connect) };
     Bridge::start(&config).expect("cannot start a bridge")
 }
 

@@ -8,13 +8,13 @@
 //!   back rather than dropping what it was given, and a bridge that falls the topic's depth
 //!   behind holds the topic's publishers back (each waits or fails as its `when_full`
 //!   says) rather than being lapped. It holds them back only while it lives: stopping or
-//!   killing the bridge releases them. With [`BridgeConfig::lossy_out`] the subscriber is
+//!   killing the bridge releases them. With [`RingbusSide::lossy_out`] the subscriber is
 //!   lossy instead: publishers never wait for the bridge, and what it falls behind is lost
 //!   and counted;
 //! - **in** (Zenoh → ringbus): a Zenoh subscriber on the key expression whose callback
 //!   publishes each payload on the topic with `publish_copy`. When a reliable subscriber
 //!   here has not taken the topic's last depth messages, the callback waits for it at most
-//!   [`BridgeConfig::incoming_wait`] (meanwhile Zenoh holds back that peer's puts), then
+//!   [`RingbusSide::incoming_wait`] (meanwhile Zenoh holds back that peer's puts), then
 //!   drops the message and counts it (`full`).
 //!
 //! **No echo.** The Zenoh publisher reaches only remote subscribers and the Zenoh
@@ -32,6 +32,9 @@
 //! ([`BridgeConfig::log_peers`]); and the losses of the local lossy subscribers of the
 //! topics the bridge publishes on are counted ([`TopicCounters`]).
 //!
+//! What this bridge shares with the ROS 2 one (the ringbus side, merging mappings, the
+//! outgoing loop, the command's life) lives in the internal crate `ringbus-relay`.
+//!
 //! Payloads cross the network as bytes: one copy out of shared memory on the way out, one
 //! into a chunk on the way in. Zenoh's own shared-memory transport is not used.
 
@@ -44,20 +47,14 @@ mod peers;
 
 pub use losses::TopicCounters;
 pub use mapping::{default_key_expr, Counters, Direction, Mapping};
+pub use ringbus_relay::{RingbusSide, DEFAULT_INCOMING_WAIT};
 
-use ringbus::{Node, Publisher, PublisherId, Subscriber, WhenFull};
-use std::path::PathBuf;
+use ringbus::{Node, Publisher, PublisherId, Subscriber};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 use zenoh::Wait;
-
-/// How long a message from Zenoh waits, by default, for a reliable subscriber here to make
-/// room ([`BridgeConfig::incoming_wait`]): enough for a subscriber that reads on a timer or
-/// is busy for a moment, and well under the 5 s after which a Zenoh peer whose puts stay
-/// blocked closes the link (Zenoh's default).
-pub const DEFAULT_INCOMING_WAIT: Duration = Duration::from_secs(1);
 
 /// How often the bridge reads the subscribers of the topics it publishes on, and its peers.
 const MONITOR_PERIOD: Duration = Duration::from_millis(200);
@@ -118,10 +115,12 @@ pub enum BridgeError {
 }
 
 /// What a bridge carries and how it reaches the others.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct BridgeConfig {
-    /// The ringbus root (`None`: `RINGBUS_ROOT`, else the per-user default).
-    pub root: Option<PathBuf>,
+    /// How the bridge opens its ringbus side: the root, the topics' limits, how long a
+    /// message from Zenoh waits for room (Zenoh delivers nothing more from that peer
+    /// meanwhile), whether its subscribers are lossy.
+    pub ringbus: RingbusSide,
     /// What to carry (mappings of one topic and one key expression are merged).
     pub mappings: Vec<Mapping>,
     /// Zenoh endpoints to listen on, e.g. `tcp/0.0.0.0:7447` (none: Zenoh's default).
@@ -130,43 +129,9 @@ pub struct BridgeConfig {
     pub connect: Vec<String>,
     /// Find peers on the local network by UDP multicast (Zenoh's default).
     pub multicast_scouting: bool,
-    /// The largest message the bridged topics must take: a topic the bridge creates is
-    /// created so, an existing one with another limit is an error naming both (`None`:
-    /// what the topic has, or ringbus's default of 4096 bytes for one the bridge creates).
-    pub max_payload_bytes: Option<u64>,
-    /// Log entries per publisher of the bridged topics (a power of two): a topic the
-    /// bridge creates is created so, an existing one with another depth is an error naming
-    /// both (`None`: what the topic has, or ringbus's default of 16 for one the bridge
-    /// creates). A deeper topic absorbs a longer burst before anyone waits or loses.
-    pub depth: Option<u32>,
-    /// How long a message from Zenoh waits for room when a reliable subscriber here has not
-    /// taken the topic's last depth messages; then it is dropped and counted (`full`).
-    /// Zero: dropped at once. Zenoh delivers nothing more from that peer meanwhile.
-    pub incoming_wait: Duration,
-    /// The bridge's subscribers (out) are lossy: publishers here never wait for the
-    /// bridge, and what it falls more than the topic's depth behind is lost and counted
-    /// (`lost`). For streams where only the newest message matters.
-    pub lossy_out: bool,
     /// Log to stderr, one line each, when a Zenoh peer connects or disconnects, and when
     /// the `connect` endpoints have reached nobody after a few seconds.
     pub log_peers: bool,
-}
-
-impl Default for BridgeConfig {
-    fn default() -> BridgeConfig {
-        BridgeConfig {
-            root: None,
-            mappings: Vec::new(),
-            listen: Vec::new(),
-            connect: Vec::new(),
-            multicast_scouting: false,
-            max_payload_bytes: None,
-            depth: None,
-            incoming_wait: DEFAULT_INCOMING_WAIT,
-            lossy_out: false,
-            log_peers: false,
-        }
-    }
 }
 
 /// A running bridge. [`Bridge::stop`] (or dropping it) ends it.
@@ -235,26 +200,6 @@ impl BridgeConfig {
         }
         Ok(mappings)
     }
-
-    /// What the bridge's publishers (in) do when a reliable subscriber leaves no room.
-    pub fn when_full(&self) -> WhenFull {
-        match self.incoming_wait {
-            Duration::ZERO => WhenFull::Fail,
-            wait => WhenFull::Wait(Some(wait)),
-        }
-    }
-
-    /// Opens `topic` with the settings given for every bridged topic.
-    fn topic(&self, node: &Node, topic: &str) -> ringbus::TopicBuilder {
-        let mut builder = node.topic(topic);
-        if let Some(n) = self.max_payload_bytes {
-            builder = builder.max_payload_bytes(n);
-        }
-        if let Some(n) = self.depth {
-            builder = builder.depth(n);
-        }
-        builder
-    }
 }
 
 impl Bridge {
@@ -262,31 +207,16 @@ impl Bridge {
     /// what was started.
     pub fn start(config: &BridgeConfig) -> Result<Bridge, BridgeError> {
         let mappings = config.checked_mappings()?;
-        let node = match &config.root {
-            Some(root) => Node::with_root("ringbus-bridge", root),
-            None => Node::new("ringbus-bridge"),
-        }
-        .map_err(BridgeError::Node)?;
+        let node = config.ringbus.node("ringbus-bridge").map_err(BridgeError::Node)?;
         let zenoh_config = config.zenoh_config()?;
         // The ringbus side next: a bad topic fails before anything goes on the network.
-        let mut ends = Vec::new();
+        let mut opened = Vec::new();
         for m in &mappings {
-            let topic_error = |source| BridgeError::Topic { topic: m.topic.clone(), source };
-            let topic = || config.topic(&node, &m.topic);
-            let publisher = m.direction.incoming().then(|| topic().when_full(config.when_full()).publisher());
-            let subscriber = m.direction.outgoing().then(|| match config.lossy_out {
-                true => topic().subscriber(),
-                false => topic().reliable().subscriber(),
-            });
-            let (publisher, subscriber) = (publisher.transpose(), subscriber.transpose());
-            ends.push((m, publisher.map_err(topic_error)?, subscriber.map_err(topic_error)?));
+            let ends = config.ringbus.ends(m.direction, || node.topic(&m.topic));
+            opened.push((m, ends.map_err(|source| BridgeError::Topic { topic: m.topic.clone(), source })?));
         }
         // What the bridge publishes on a topic is never sent out, whichever mapping it came in by.
-        let own_of = |topic: &str| -> Vec<PublisherId> {
-            let publishers = ends.iter().filter(|(m, ..)| m.topic == topic);
-            publishers.filter_map(|(_, p, _)| p.as_ref().map(Publisher::id)).collect()
-        };
-        let owns: Vec<Vec<PublisherId>> = mappings.iter().map(|m| own_of(&m.topic)).collect();
+        let owns = ringbus_relay::own_publishers(&opened, |(m, ends)| (&m.topic, ends));
         let session = zenoh::open(zenoh_config).wait().map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?;
         let mut bridge = Bridge {
             stop: Arc::new(AtomicBool::new(false)),
@@ -298,8 +228,8 @@ impl Bridge {
             session,
             node,
         };
-        for ((m, publisher, subscriber), own) in ends.into_iter().zip(owns) {
-            bridge.add(m, publisher, subscriber, own)?;
+        for ((m, ends), own) in opened.into_iter().zip(owns) {
+            bridge.add(m, ends.publisher, ends.subscriber, own)?;
         }
         bridge.start_monitor(config, &mappings)?;
         Ok(bridge)
@@ -318,7 +248,8 @@ impl Bridge {
             self.incoming.push(subscriber.map_err(|e| BridgeError::Zenoh(zenoh_reason(&e)))?);
         }
         if let Some(subscriber) = subscriber {
-            let ends = outgoing::Ends { subscriber, own, counters: counters.clone(), stop: self.stop.clone() };
+            let from = ringbus_relay::outgoing::Outgoing { subscriber, own, stop: self.stop.clone() };
+            let ends = outgoing::Ends { from, counters: counters.clone() };
             self.outgoing.push(outgoing::start(&self.session, m, ends)?);
         }
         self.counters.push((m.clone(), counters));

@@ -1,9 +1,10 @@
 //! `ringbus-bridge`: carries ringbus topics to other machines through Eclipse Zenoh, and
 //! back (a separate command from `ringbus`: Zenoh is a heavy build).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
-use ringbus_zenoh::{mapping, Bridge, BridgeConfig, BridgeError, Direction, Mapping, DEFAULT_INCOMING_WAIT};
+use ringbus_relay::command;
+use ringbus_zenoh::{Bridge, BridgeConfig, BridgeError, Mapping, RingbusSide, DEFAULT_INCOMING_WAIT};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -115,24 +116,21 @@ struct Args {
 impl Args {
     /// The bridge's configuration, and the note of each mapping that merges several given.
     fn config(&self) -> Result<(BridgeConfig, Vec<Option<String>>), String> {
-        let groups = [(&self.out, Direction::Out), (&self.incoming, Direction::In), (&self.both, Direction::Both)];
-        let mut given = Vec::new();
-        for (specs, direction) in groups {
-            for spec in specs {
-                given.push(Mapping::parse(spec, direction)?);
-            }
-        }
-        let (mappings, notes) = mapping::merge(&given).into_iter().unzip();
-        let config = BridgeConfig {
+        let (mappings, notes) =
+            command::mappings(&self.out, &self.incoming, &self.both, Mapping::parse, BridgeError::NoMapping)?;
+        let ringbus = RingbusSide {
             root: self.root.clone(),
-            mappings,
-            listen: self.listen.clone(),
-            connect: self.connect.clone(),
-            multicast_scouting: !self.no_multicast,
             max_payload_bytes: self.max_payload_bytes,
             depth: self.depth,
             incoming_wait: Duration::from_millis(self.in_wait_ms),
             lossy_out: self.lossy_out,
+        };
+        let config = BridgeConfig {
+            ringbus,
+            mappings,
+            listen: self.listen.clone(),
+            connect: self.connect.clone(),
+            multicast_scouting: !self.no_multicast,
             log_peers: true,
         };
         Ok((config, notes))
@@ -141,48 +139,16 @@ impl Args {
 
 fn run(config: &BridgeConfig, notes: &[Option<String>]) -> Result<()> {
     let bridge = Bridge::start(config)?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    ctrlc::set_handler(move || {
-        let _ = tx.send(());
+    let mut ready = vec![format!("ready: {} mapping(s)", config.mappings.len())];
+    ready.extend(command::mapping_lines(&config.mappings, notes));
+    command::until_stopped(ready, move || {
+        let (counters, topic_counters) = (bridge.counters().to_vec(), bridge.topic_counters().to_vec());
+        bridge.stop(); // the counters are final once every mapping has stopped
+        let mappings = counters.iter().map(|(m, c)| format!("{m}: {}", c.line()));
+        mappings.chain(topic_counters.iter().map(|t| format!("topic {}: {}", t.topic, t.line()))).collect()
     })
-    .context("cannot install the Ctrl-C handler")?;
-    println!("ready: {} mapping(s)", config.mappings.len());
-    for (m, note) in config.mappings.iter().zip(notes) {
-        match note {
-            Some(note) => println!("  {m} ({note})"),
-            None => println!("  {m}"),
-        }
-    }
-    let _ = rx.recv();
-    let (counters, topic_counters) = (bridge.counters().to_vec(), bridge.topic_counters().to_vec());
-    bridge.stop(); // the counters are final once every mapping has stopped
-    for (m, c) in counters {
-        println!("{m}: {}", c.line());
-    }
-    for t in topic_counters {
-        println!("topic {}: {}", t.topic, t.line());
-    }
-    Ok(())
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    let (config, notes) = match args.config() {
-        Ok((c, notes)) if !c.mappings.is_empty() => (c, notes),
-        Ok(_) => {
-            eprintln!("error: {} (see --help)", BridgeError::NoMapping);
-            return ExitCode::from(2);
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    match run(&config, &notes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
-        }
-    }
+    command::exit(Args::parse().config(), |(config, notes)| run(config, notes))
 }

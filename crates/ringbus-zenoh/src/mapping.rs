@@ -1,49 +1,9 @@
 //! What the bridge carries: a ringbus topic, the Zenoh key expression it travels as, and
 //! the direction; and the per-mapping counters.
 
+pub use ringbus_relay::Direction;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Which way messages go between a ringbus topic and a Zenoh key expression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// ringbus → Zenoh: what is published on the topic here is put on the key expression.
-    Out,
-    /// Zenoh → ringbus: what other machines put on the key expression is published here.
-    In,
-    /// Both ways; what the bridge itself publishes here is never sent back out.
-    Both,
-}
-
-impl Direction {
-    /// Whether messages go ringbus → Zenoh.
-    pub fn outgoing(self) -> bool {
-        matches!(self, Direction::Out | Direction::Both)
-    }
-
-    /// Whether messages go Zenoh → ringbus.
-    pub fn incoming(self) -> bool {
-        matches!(self, Direction::In | Direction::Both)
-    }
-
-    /// The command-line option of this direction, without the dashes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Direction::Out => "out",
-            Direction::In => "in",
-            Direction::Both => "both",
-        }
-    }
-
-    /// Both directions' messages: what `self` and `other` carry together.
-    fn with(self, other: Direction) -> Direction {
-        if self == other {
-            self
-        } else {
-            Direction::Both
-        }
-    }
-}
 
 /// One topic carried by the bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,50 +56,21 @@ impl Mapping {
 }
 
 /// Mappings as given on the command line, with those of one topic and one key expression
-/// merged into one (`--out x --in x` is `--both x`, and a mapping given twice is carried
-/// once), in the order first given. Each merged mapping comes with a note that says what
-/// was merged (`None`: given once).
-pub fn merge(given: &[Mapping]) -> Vec<(Mapping, Option<String>)> {
-    let mut merged: Vec<(Mapping, Vec<Direction>)> = Vec::new();
-    for m in given {
-        match merged.iter_mut().find(|(k, _)| k.topic == m.topic && k.key_expr == m.key_expr) {
-            Some((kept, directions)) => {
-                kept.direction = kept.direction.with(m.direction);
-                directions.push(m.direction);
-            }
-            None => merged.push((m.clone(), vec![m.direction])),
-        }
-    }
-    merged.into_iter().map(|(m, directions)| (m.clone(), merge_note(&m, &directions))).collect()
-}
+/// merged into one, each with a note of what was merged into it ([`ringbus_relay::mapping::merge`]).
+pub use ringbus_relay::mapping::merge;
 
-/// What was merged into `m`, given as `directions`.
-fn merge_note(m: &Mapping, directions: &[Direction]) -> Option<String> {
-    if directions.len() < 2 {
-        return None;
+impl ringbus_relay::Pair for Mapping {
+    fn parts(&self) -> (&str, &str, Direction) {
+        (&self.topic, &self.key_expr, self.direction)
     }
-    let mut options: Vec<String> = Vec::new();
-    for d in directions {
-        let option = format!("--{}", d.name());
-        if !options.contains(&option) {
-            options.push(option);
-        }
+    fn set_direction(&mut self, direction: Direction) {
+        self.direction = direction;
     }
-    Some(match (options.len(), m.direction) {
-        (1, _) => format!("given {} times as {}: carried once", directions.len(), options[0]),
-        (_, Direction::Both) => format!("given as {}: carried once, both ways, as --both", options.join(" and ")),
-        _ => format!("given as {}: carried once", options.join(" and ")),
-    })
 }
 
 impl fmt::Display for Mapping {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let arrow = match self.direction {
-            Direction::Out => "->",
-            Direction::In => "<-",
-            Direction::Both => "<->",
-        };
-        write!(f, "{} {arrow} {}", self.topic, self.key_expr)
+        write!(f, "{} {} {}", self.topic, self.direction.arrow(), self.key_expr)
     }
 }
 
@@ -166,7 +97,7 @@ pub struct Counters {
 
 impl Counters {
     pub(crate) fn add(counter: &AtomicU64, n: u64) {
-        counter.fetch_add(n, Ordering::Relaxed);
+        ringbus_relay::outgoing::count(counter, n);
     }
 
     /// One line, `name=value` pairs, for logs and tests.

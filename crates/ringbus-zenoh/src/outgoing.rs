@@ -3,26 +3,18 @@
 
 use crate::mapping::{Counters, Mapping};
 use crate::{zenoh_reason, BridgeError};
-use ringbus::{PublisherId, ReceiveError, Subscriber};
-use std::sync::atomic::{AtomicBool, Ordering};
+use ringbus::Sample;
+use ringbus_relay::outgoing::{Outgoing, OutgoingCounters};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::Locality;
 use zenoh::Wait;
 
-/// How long an outgoing thread waits for a message before it looks at the stop flag.
-const STOP_POLL: Duration = Duration::from_millis(100);
-
-/// The ringbus side of one outgoing mapping.
+/// The ringbus side of one outgoing mapping, and its counters.
 pub(crate) struct Ends {
-    pub subscriber: Subscriber,
-    /// The bridge's own incoming publishers on the topic (of every mapping of the topic),
-    /// whose samples are not sent out.
-    pub own: Vec<PublisherId>,
+    pub from: Outgoing,
     pub counters: Arc<Counters>,
-    pub stop: Arc<AtomicBool>,
 }
 
 /// Declares the Zenoh publisher of `m` (`CongestionControl::Block`, remote subscribers
@@ -40,35 +32,19 @@ pub(crate) fn start(session: &zenoh::Session, m: &Mapping, ends: Ends) -> Result
         .map_err(|e| BridgeError::Zenoh(format!("cannot start a thread: {e}")))
 }
 
-/// The outgoing loop of one mapping: every sample not published by the bridge itself (on
-/// any mapping of the topic) goes to Zenoh, until `stop`. It takes the next message as soon as the previous one is handed
-/// to Zenoh, and gives each sample back before the put (which may wait for the network),
-/// so a reliable subscriber holds publishers back only while Zenoh holds the bridge back.
-/// The subscriber is dropped when the loop ends, which releases them.
+/// Every sample not published by the bridge itself (on any mapping of the topic) goes to
+/// Zenoh, until the bridge stops ([`ringbus_relay::outgoing::forward`]): each is copied out
+/// and given back before the put, which may wait for the network.
 fn forward(ends: Ends, publisher: zenoh::pubsub::Publisher<'static>) {
-    let Ends { mut subscriber, own, counters, stop } = ends;
-    let mut lost_seen = 0;
-    while !stop.load(Ordering::Relaxed) {
-        match subscriber.receive(Some(STOP_POLL)) {
-            Ok(sample) if own.contains(&sample.publisher()) => Counters::add(&counters.own_skipped, 1),
-            Ok(sample) => {
-                let bytes = sample.to_vec();
-                drop(sample);
-                let counter = match publisher.put(bytes).wait() {
-                    Ok(()) => &counters.to_zenoh,
-                    Err(_) => &counters.errors,
-                };
-                Counters::add(counter, 1);
-            }
-            Err(ReceiveError::Timeout) => {}
-            Err(_) => {
-                // A corrupted or vanished peer: counted, and no busy loop while it lasts.
-                Counters::add(&counters.errors, 1);
-                std::thread::sleep(STOP_POLL);
-            }
-        }
-        let lost = subscriber.lost();
-        Counters::add(&counters.lost, lost - lost_seen);
-        lost_seen = lost;
-    }
+    let Ends { from, counters } = ends;
+    let tally = OutgoingCounters { own_skipped: &counters.own_skipped, lost: &counters.lost, errors: &counters.errors };
+    ringbus_relay::outgoing::forward(
+        from,
+        tally,
+        |s: &Sample| s.to_vec(),
+        |bytes| match publisher.put(bytes).wait() {
+            Ok(()) => &counters.to_zenoh,
+            Err(_) => &counters.errors,
+        },
+    );
 }

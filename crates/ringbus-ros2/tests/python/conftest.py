@@ -4,19 +4,22 @@ the test's own, cyclonedds and the bridge both on loopback only (cyclonedds by u
 127.0.0.1: the loopback interface here has no multicast), the bridge and the example
 programs as processes (killed afterwards), and a watchdog per test."""
 
+import functools
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# What the suites share (watchdog, waits, lines): scripts/pytest_helpers.py.
+sys.path.insert(0, os.path.join(HERE, *[".."] * 4, "scripts"))
+import pytest_helpers  # noqa: E402
+from pytest_helpers import Lines  # noqa: E402
 # cyclonedds reads its configuration when the module is loaded: loopback, unicast discovery.
 os.environ["CYCLONEDDS_URI"] = (
     "<CycloneDDS><Domain Id='any'><General><Interfaces><NetworkInterface address='127.0.0.1'/>"
@@ -32,43 +35,8 @@ WAIT_SECONDS = 30
 # Each test gets its own DDS domain, so tests (and other runs on this machine) never meet.
 _next_domain = [100 + os.getpid() % 50 * 2]
 
-
-@pytest.fixture(autouse=True)
-def watchdog():
-    """A hung test fails instead of stalling the run."""
-
-    def expired(*_):
-        raise TimeoutError(f"test took longer than {TEST_SECONDS} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_SECONDS)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
-
-
-def wait_for(predicate, what, timeout=WAIT_SECONDS):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-class Lines:
-    """The lines a pipe gives, read by a thread as they come."""
-
-    def __init__(self, pipe):
-        self.lines = []
-        self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
-        self.thread.start()
-
-    def _read(self, pipe):
-        for line in pipe:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_for(self, text, what=None):
-        wait_for(lambda: any(text in l for l in list(self.lines)), what or repr(text))
-        return next(l for l in self.lines if text in l)
+watchdog = pytest_helpers.watchdog(TEST_SECONDS)
+wait_for = functools.partial(pytest_helpers.wait_for, timeout=WAIT_SECONDS)
 
 
 class Proc:
@@ -76,7 +44,7 @@ class Proc:
 
     def __init__(self, args, env):
         self.p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.out, self.err = Lines(self.p.stdout), Lines(self.p.stderr)
+        self.out, self.err = Lines(self.p.stdout, WAIT_SECONDS), Lines(self.p.stderr, WAIT_SECONDS)
 
     def stop(self):
         """SIGINT, then the exit code once it ended."""

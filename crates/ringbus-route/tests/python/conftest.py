@@ -4,8 +4,8 @@ ringbus root and control socket, pymavlink clients on loopback, and a watchdog p
 import json
 import os
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -15,22 +15,14 @@ os.environ.setdefault("MAVLINK_DIALECT", "common")
 import pytest  # noqa: E402
 from pymavlink import mavutil  # noqa: E402
 
+# What the suites share (watchdog, waits, lines): scripts/pytest_helpers.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 4, "scripts"))
+import pytest_helpers  # noqa: E402
+
 RINGBUS = os.environ.get("RINGBUS_BIN", "target/debug/ringbus")
 TEST_SECONDS = 90
 
-
-@pytest.fixture(autouse=True)
-def watchdog():
-    """A hung test fails instead of stalling the run."""
-
-    def expired(*_):
-        raise TimeoutError(f"test took longer than {TEST_SECONDS} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_SECONDS)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+watchdog = pytest_helpers.watchdog(TEST_SECONDS)
 
 
 class Router:

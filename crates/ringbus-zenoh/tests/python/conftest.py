@@ -4,71 +4,37 @@ far side: a ringbus root of the test's own under /dev/shm (removed afterwards), 
 sessions in peer mode connected to it (multicast scouting off on both sides), and a
 watchdog per test."""
 
+import functools
 import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
-import threading
-import time
 
 import pytest
 import zenoh
+
+# What the suites share (watchdog, waits, lines): scripts/pytest_helpers.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 4, "scripts"))
+import pytest_helpers  # noqa: E402
+from pytest_helpers import Lines  # noqa: E402
 
 RINGBUS = os.environ.get("RINGBUS_BIN", "target/debug/ringbus")
 BRIDGE = os.environ.get("RINGBUS_BRIDGE_BIN", "target/debug/ringbus-bridge")
 TEST_SECONDS = 90
 WAIT_SECONDS = 20
 
-
-@pytest.fixture(autouse=True)
-def watchdog():
-    """A hung test fails instead of stalling the run."""
-
-    def expired(*_):
-        raise TimeoutError(f"test took longer than {TEST_SECONDS} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(TEST_SECONDS)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
+watchdog = pytest_helpers.watchdog(TEST_SECONDS)
+wait_for = functools.partial(pytest_helpers.wait_for, timeout=WAIT_SECONDS)
 
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_for(predicate, what, timeout=WAIT_SECONDS):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-class Lines:
-    """The lines a pipe gives, read by a thread as they come."""
-
-    def __init__(self, pipe):
-        self.lines = []
-        self.closed = False
-        self.thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
-        self.thread.start()
-
-    def _read(self, pipe):
-        for line in pipe:
-            self.lines.append(line.rstrip("\n"))
-        self.closed = True
-
-    def wait_for(self, predicate, what, timeout=WAIT_SECONDS):
-        """The first line that satisfies `predicate`, waiting for it."""
-        found = []
-        wait_for(lambda: found.extend(l for l in list(self.lines) if predicate(l)) or found, what, timeout)
-        return found[0]
 
 
 class Root:
@@ -86,7 +52,7 @@ class Root:
         """A background process on this root, its output read line by line."""
         p = subprocess.Popen([program, *args], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              stdin=subprocess.DEVNULL, text=True)
-        p.out, p.err = Lines(p.stdout), Lines(p.stderr)
+        p.out, p.err = Lines(p.stdout, WAIT_SECONDS), Lines(p.stderr, WAIT_SECONDS)
         self.processes.append(p)
         return p
 

@@ -26,6 +26,9 @@ def start_echo(root, topic, *args):
 
 
 def texts(echo):
+    """The texts an ended echo printed, once its output is read to the end (the reading
+    thread may lag behind the process's exit)."""
+    wait_for(lambda: echo.out.closed, "the echo's output")
     return [json.loads(l)["text"] for l in echo.out.lines]
 
 
