@@ -26,6 +26,9 @@ use std::process::ExitCode;
         ringbus bench wake --quick                   # WaitSet wake latency: futex, futex_waitv, io_uring, epoll\n  \
         ringbus bench polling --quick                # a ROS-style node: per-message callbacks vs a timer that polls\n  \
         ringbus bench queue --quick                  # command queue push cost: cached vs uncached head, rtrb, ArrayQueue\n  \
+        ringbus bench pingpong --quick               # one message between two pinned CPUs, busy-poll and woken, vs a cache-line floor\n  \
+        ringbus record --all -o run.mcap --duration 10s   # every topic into an MCAP file (Foxglove, ROS 2 bags)\n  \
+        ringbus replay run.mcap                      # published again, with the recorded timing\n  \
         ringbus doctor                               # what this machine lacks for ringbus, and how to fix it\n  \
         ringbus completions bash > ~/.local/share/bash-completion/completions/ringbus"
 )]
