@@ -274,7 +274,7 @@ impl Node {
             Command::new(response_dtype, response_type_name)?,
         );
         let client = py.detach(|| RawClient::new(&node, name, capacity, &request.core, &response.core))?;
-        Client::new(client, request, response)
+        Ok(Client::new(client, request, response))
     }
 
     /// Opens the latch `name`, creating it (not set) if needed.

@@ -142,9 +142,9 @@ pub(crate) struct Client {
 }
 
 impl Client {
-    pub(crate) fn new(inner: RawClient, request: Command, response: Command) -> Result<Client> {
+    pub(crate) fn new(inner: RawClient, request: Command, response: Command) -> Client {
         let id = inner.id();
-        Ok(Client { inner: Some(inner), id, request, response })
+        Client { inner: Some(inner), id, request, response }
     }
 }
 
