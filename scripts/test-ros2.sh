@@ -17,3 +17,5 @@ python -m pip install -q --disable-pip-version-check --no-build-isolation --no-d
 step "ros2: cyclonedds (Python) as the ROS 2 peer"
 RINGBUS_ROS2_BIN="$PWD/target/debug/ringbus-ros2" RINGBUS_ROS2_EXAMPLES="$PWD/target/debug/examples" \
   python -m pytest -q crates/ringbus-ros2/tests/python
+step "ros2: the image bench runs (5 frames, debug build: figures not meaningful)"
+python crates/ringbus-ros2/bench/ros2_bench.py --frames 5 --subscribers 1 --bridge "$PWD/target/debug/ringbus-ros2"

@@ -53,8 +53,10 @@ def percentile(values, q):
 # ------------------------------------------------------------------ child processes
 
 
-def report(latencies_ns):
-    print(json.dumps(latencies_ns), flush=True)
+def report(latencies_ns, lost=0):
+    """The child's result, one JSON line: its latencies and, for a DDS reader, how many
+    samples it was told were lost on the way (DDS SAMPLE_LOST: the writer gave them up)."""
+    print(json.dumps({"latencies": latencies_ns, "lost": lost}), flush=True)
 
 
 def ringbus_subscriber(frames):
@@ -78,12 +80,12 @@ def ringbus_subscriber(frames):
     report(got)
 
 
-def dds_reader(domain, frames):
+def dds_reader(domain, frames, depth):
     from cyclonedds.util import duration
     from dds_peer import Peer, matched
     from ros_types import Image
 
-    reader = Peer(domain).reader(ROS_NAME, Image)
+    reader = Peer(domain).reader(ROS_NAME, Image, depth=depth)
     while matched(reader) < 1:
         time.sleep(0.01)
     print("ready", flush=True)
@@ -94,7 +96,7 @@ def dds_reader(domain, frames):
             got.append(time.time_ns() - (stamp.sec * 1_000_000_000 + stamp.nanosec))
         if got:
             deadline = min(deadline, time.monotonic() + SETTLE_S)
-    report(got)
+    report(got, reader.get_sample_lost_status().total_count)
 
 
 def dds_writer(domain, frames, hz):
@@ -184,11 +186,12 @@ def run_point(n, bridge, args, env, domain):
                 b = Child([args.bridge, "--domain", domain, "--network", "127.0.0.1", "--out", f"{TOPIC}={ROS_NAME}"], env)
                 children.append(b)
                 b.wait_ready("ready:")
-                dds = Child(me("dds-reader", domain, args.frames), env)
+                dds = Child(me("dds-reader", domain, args.frames, args.reader_depth), env)
                 children.append(dds)
                 dds.wait_ready()
             publish_images(args.frames, args.hz)
-            out["local"] = sum((s.result(timeout=120) for s in subs), [])
+            local = [s.result(timeout=120) for s in subs]
+            out["local"] = {"latencies": sum((r["latencies"] for r in local), []), "lost": None}
             if dds:
                 out["dds"] = dds.result(timeout=120)
         finally:
@@ -198,7 +201,7 @@ def run_point(n, bridge, args, env, domain):
 
 
 def run_dds_only(args, env, domain):
-    reader = Child(me("dds-reader", domain, args.frames), env)
+    reader = Child(me("dds-reader", domain, args.frames, args.reader_depth), env)
     writer = Child(me("dds-writer", domain, args.frames, args.hz), env, stdin=True)
     try:
         writer.wait_ready()
@@ -211,10 +214,10 @@ def run_dds_only(args, env, domain):
         reader.stop()
 
 
-def row(name, latencies, frames):
-    ms = [v / 1e6 for v in latencies]
+def row(name, result, frames):
+    ms = [v / 1e6 for v in result["latencies"]]
     return {"point": name, "p50_ms": percentile(ms, 0.5), "p99_ms": percentile(ms, 0.99), "received": len(ms),
-            "sent": frames}
+            "sent": frames, "lost_on_the_way": result["lost"]}
 
 
 def main():
@@ -222,6 +225,9 @@ def main():
     parser.add_argument("--quick", action="store_true", help="60 frames per point (default 300)")
     parser.add_argument("--frames", type=int, default=None)
     parser.add_argument("--hz", type=float, default=30.0)
+    parser.add_argument("--reader-depth", type=int, default=10,
+                        help="KEEP_LAST depth of the DDS reader (ROS 2's default: 10); a reader that takes "
+                             "more slowly than the images come loses the oldest ones it holds beyond it")
     parser.add_argument("--subscribers", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--bridge", default=os.path.join(REPO, "target/release/ringbus-ros2"))
     parser.add_argument("--json", help="write the rows to this file")
@@ -249,11 +255,13 @@ def main():
 
 
 def print_table(rows, args):
-    print(f"\n1080p rgb8 sensor_msgs/Image at {args.hz:g} Hz, {args.frames} frames per point\n")
-    print("| point | p50 ms | p99 ms | received / sent |")
-    print("|---|---:|---:|---:|")
+    print(f"\n1080p rgb8 sensor_msgs/Image at {args.hz:g} Hz, {args.frames} frames per point, "
+          f"DDS reader KEEP_LAST({args.reader_depth})\n")
+    print("| point | p50 ms | p99 ms | received / sent | DDS: lost on the way |")
+    print("|---|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['point']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['received']} / {r['sent']} |")
+        lost = "" if r["lost_on_the_way"] is None else r["lost_on_the_way"]
+        print(f"| {r['point']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['received']} / {r['sent']} | {lost} |")
     by = {r["point"]: r for r in rows}
     dds_only = by["DDS only: cyclonedds writer -> reader"]
     print("\n| ratio | p50 | p99 |\n|---|---:|---:|")
@@ -269,7 +277,7 @@ def child_or_main():
     if len(sys.argv) > 1 and sys.argv[1] == "sub":
         ringbus_subscriber(int(sys.argv[2]))
     elif len(sys.argv) > 1 and sys.argv[1] == "dds-reader":
-        dds_reader(int(sys.argv[2]), int(sys.argv[3]))
+        dds_reader(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     elif len(sys.argv) > 1 and sys.argv[1] == "dds-writer":
         dds_writer(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]))
     else:

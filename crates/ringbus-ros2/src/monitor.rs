@@ -3,6 +3,7 @@
 //! match (nothing flows between those two: the line says which way and why).
 
 use crate::qos::Qos;
+use ros2_client::dds::rustdds::policy::Durability;
 use ros2_client::dds::rustdds::DomainParticipantStatusListener;
 use ros2_client::dds::rustdds::{DomainParticipantStatusEvent as Event, QosPolicies, StatusEvented, GUID};
 
@@ -57,10 +58,16 @@ impl Endpoints {
     }
 }
 
-/// Reliability and durability of a remote endpoint, in ROS 2's words.
+/// Reliability and durability of a remote endpoint, in ROS 2's words. A durability the
+/// endpoint did not announce is DDS's default, VOLATILE (Cyclone DDS leaves it out).
 fn summary(qos: &QosPolicies) -> String {
     let reliability = if qos.is_reliable() { "RELIABLE" } else { "BEST_EFFORT" };
-    let durability = if qos.is_volatile() { "VOLATILE" } else { "TRANSIENT_LOCAL" };
+    let durability = match qos.durability() {
+        None | Some(Durability::Volatile) => "VOLATILE",
+        Some(Durability::TransientLocal) => "TRANSIENT_LOCAL",
+        Some(Durability::Transient) => "TRANSIENT",
+        Some(Durability::Persistent) => "PERSISTENT",
+    };
     format!("{reliability}/{durability}")
 }
 
