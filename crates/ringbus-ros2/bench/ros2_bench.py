@@ -13,7 +13,9 @@ is a cyclonedds writer and reader. e2e = the image's header stamp (time.time_ns(
 publish / write) -> the reader holding the message (ringbus: the sample, header parsed, pixels
 in place; cyclonedds: the taken, deserialized message). All on one machine, loopback only
 (cyclonedds by unicast: CYCLONEDDS_URI is set here). Prints a markdown table (p50/p99 in ms,
-frames received) and the ratios; --json writes the rows.
+frames received, the rate they arrived at, and the DDS reader's SAMPLE_LOST count: images the
+writer gave up on, as opposed to images the reader's own KEEP_LAST history dropped because it
+took them more slowly than they came) and the ratios; --json writes the rows.
 """
 
 from __future__ import annotations
@@ -53,10 +55,13 @@ def percentile(values, q):
 # ------------------------------------------------------------------ child processes
 
 
-def report(latencies_ns, lost=0):
-    """The child's result, one JSON line: its latencies and, for a DDS reader, how many
-    samples it was told were lost on the way (DDS SAMPLE_LOST: the writer gave them up)."""
-    print(json.dumps({"latencies": latencies_ns, "lost": lost}), flush=True)
+def report(latencies_ns, arrivals, lost=0):
+    """The child's result, one JSON line: its latencies, the rate its images arrived at
+    (first to last), and, for a DDS reader, how many samples it was told were lost on the
+    way (DDS SAMPLE_LOST: the writer gave them up)."""
+    span = arrivals[-1] - arrivals[0] if len(arrivals) > 1 else 0.0
+    rate = (len(arrivals) - 1) / span if span > 0 else float("nan")
+    print(json.dumps({"latencies": latencies_ns, "rate_hz": rate, "lost": lost}), flush=True)
 
 
 def ringbus_subscriber(frames):
@@ -66,7 +71,7 @@ def ringbus_subscriber(frames):
     with ringbus.Node("bench-sub") as node:
         sub = ros.topic(node, TOPIC, ros.IMAGE).subscriber()
         print("ready", flush=True)
-        got = []
+        got, arrivals = [], []
         while len(got) < frames:
             try:
                 sample = sub.receive(timeout=SETTLE_S if got else 600)
@@ -76,8 +81,9 @@ def ringbus_subscriber(frames):
             with memoryview(sample) as view:
                 sec, nanosec = struct.unpack_from("<iI", view, 4)
             got.append(now - (sec * 1_000_000_000 + nanosec))
+            arrivals.append(time.monotonic())
             sample.release()
-    report(got)
+    report(got, arrivals)
 
 
 def dds_reader(domain, frames, depth):
@@ -89,14 +95,15 @@ def dds_reader(domain, frames, depth):
     while matched(reader) < 1:
         time.sleep(0.01)
     print("ready", flush=True)
-    got, deadline = [], time.monotonic() + 60
+    got, arrivals, deadline = [], [], time.monotonic() + 60
     while len(got) < frames and time.monotonic() < deadline:
         for image in reader.take_iter(timeout=duration(seconds=SETTLE_S)):
             stamp = image.header.stamp
             got.append(time.time_ns() - (stamp.sec * 1_000_000_000 + stamp.nanosec))
+            arrivals.append(time.monotonic())
         if got:
             deadline = min(deadline, time.monotonic() + SETTLE_S)
-    report(got, reader.get_sample_lost_status().total_count)
+    report(got, arrivals, reader.get_sample_lost_status().total_count)
 
 
 def dds_writer(domain, frames, hz):
@@ -191,7 +198,8 @@ def run_point(n, bridge, args, env, domain):
                 dds.wait_ready()
             publish_images(args.frames, args.hz)
             local = [s.result(timeout=120) for s in subs]
-            out["local"] = {"latencies": sum((r["latencies"] for r in local), []), "lost": None}
+            out["local"] = {"latencies": sum((r["latencies"] for r in local), []), "lost": None,
+                            "rate_hz": min(r["rate_hz"] for r in local)}
             if dds:
                 out["dds"] = dds.result(timeout=120)
         finally:
@@ -217,7 +225,7 @@ def run_dds_only(args, env, domain):
 def row(name, result, frames):
     ms = [v / 1e6 for v in result["latencies"]]
     return {"point": name, "p50_ms": percentile(ms, 0.5), "p99_ms": percentile(ms, 0.99), "received": len(ms),
-            "sent": frames, "lost_on_the_way": result["lost"]}
+            "sent": frames, "lost_on_the_way": result["lost"], "arrival_hz": result["rate_hz"]}
 
 
 def main():
@@ -257,11 +265,12 @@ def main():
 def print_table(rows, args):
     print(f"\n1080p rgb8 sensor_msgs/Image at {args.hz:g} Hz, {args.frames} frames per point, "
           f"DDS reader KEEP_LAST({args.reader_depth})\n")
-    print("| point | p50 ms | p99 ms | received / sent | DDS: lost on the way |")
-    print("|---|---:|---:|---:|---:|")
+    print("| point | p50 ms | p99 ms | received / sent | arrived at (Hz) | DDS: lost on the way |")
+    print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
         lost = "" if r["lost_on_the_way"] is None else r["lost_on_the_way"]
-        print(f"| {r['point']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['received']} / {r['sent']} | {lost} |")
+        print(f"| {r['point']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['received']} / {r['sent']} | "
+              f"{r['arrival_hz']:.1f} | {lost} |")
     by = {r["point"]: r for r in rows}
     dds_only = by["DDS only: cyclonedds writer -> reader"]
     print("\n| ratio | p50 | p99 |\n|---|---:|---:|")
