@@ -190,7 +190,8 @@ def run_point(n, bridge, args, env, domain):
             for s in subs:
                 s.wait_ready()
             if bridge:
-                b = Child([args.bridge, "--domain", domain, "--network", "127.0.0.1", "--out", f"{TOPIC}={ROS_NAME}"], env)
+                nice = ["nice", "-n", str(args.bridge_nice)] if args.bridge_nice else []
+                b = Child([*nice, args.bridge, "--domain", domain, "--network", "127.0.0.1", "--out", f"{TOPIC}={ROS_NAME}"], env)
                 children.append(b)
                 b.wait_ready("ready:")
                 dds = Child(me("dds-reader", domain, args.frames, args.reader_depth), env)
@@ -238,6 +239,8 @@ def main():
                              "more slowly than the images come loses the oldest ones it holds beyond it")
     parser.add_argument("--subscribers", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--bridge", default=os.path.join(REPO, "target/release/ringbus-ros2"))
+    parser.add_argument("--bridge-nice", type=int, default=0,
+                        help="run the bridge under nice -n N (local subscribers get the CPUs first)")
     parser.add_argument("--json", help="write the rows to this file")
     args = parser.parse_args()
     args.frames = args.frames or (60 if args.quick else 300)
@@ -264,7 +267,7 @@ def main():
 
 def print_table(rows, args):
     print(f"\n1080p rgb8 sensor_msgs/Image at {args.hz:g} Hz, {args.frames} frames per point, "
-          f"DDS reader KEEP_LAST({args.reader_depth})\n")
+          f"DDS reader KEEP_LAST({args.reader_depth}), bridge at nice {args.bridge_nice}\n")
     print("| point | p50 ms | p99 ms | received / sent | arrived at (Hz) | DDS: lost on the way |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
