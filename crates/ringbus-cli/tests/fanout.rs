@@ -64,6 +64,7 @@ fn a_tiny_fanout_reports_every_row_and_exact_syscalls() {
     let ringbus = row(&rows, "ringbus");
     assert!(ringbus["publish_p50_vs_eventfd"].as_f64().is_some(), "ratio column filled: {ringbus}");
     assert!(ringbus["subscribers_cpu_vs_eventfd"].as_f64().is_some_and(|v| v > 0.0), "{ringbus}");
+    assert!(ringbus["total_cpu_vs_eventfd"].as_f64().is_some_and(|v| v > 0.0), "{ringbus}");
     assert!(run.stdout.contains("subs CPU µs/msg"), "cost columns in the table:\n{}", run.stdout);
     for r in [ringbus, row(&rows, "ringbus-polling")] {
         assert!(r["publish_p50_vs_idle_floor"].as_f64().is_some_and(|v| v > 0.0), "ratio to the floor: {r}");

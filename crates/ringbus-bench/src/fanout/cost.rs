@@ -4,6 +4,11 @@
 //! at the end of warm-up and after the last message — and their ratios to the eventfd and
 //! futex rows of the same pass (filled by `row::fill_ratios`). The idle floor (nobody
 //! receives) has no subscriber figures.
+//!
+//! Who pays for the wake-ups differs: eventfd's publisher makes one per subscriber, a
+//! ringbus publisher two and the first woken subscriber the rest. So the subscribers' CPU
+//! alone moves with that choice; the total (publisher and subscribers) says what a message
+//! costs the machine.
 
 use super::Row;
 use crate::report::{num, times, Table};
@@ -23,6 +28,9 @@ pub struct Cost {
     pub wakeups_per_delivery: f64,
     /// `subscribers_cpu_us_per_message` divided by the eventfd row's, within a pass.
     pub subscribers_cpu_vs_eventfd: Option<f64>,
+    /// Publisher and subscribers together per message divided by the eventfd row's, within
+    /// a pass.
+    pub total_cpu_vs_eventfd: Option<f64>,
     /// `subscribers_cpu_us_per_message` divided by the futex row's, within a pass.
     pub subscribers_cpu_vs_futex: Option<f64>,
     /// Last-subscriber e2e p50 divided by the futex row's, within a pass.
@@ -39,9 +47,15 @@ impl Cost {
             subscribers_cpu_us_per_message: per(subscribers.user_us + subscribers.sys_us, publishes),
             wakeups_per_delivery: per(subscribers.voluntary, deliveries),
             subscribers_cpu_vs_eventfd: None,
+            total_cpu_vs_eventfd: None,
             subscribers_cpu_vs_futex: None,
             last_e2e_p50_vs_futex: None,
         }
+    }
+
+    /// Publisher and subscribers together per message, in µs.
+    pub(crate) fn total_cpu_us_per_message(&self) -> f64 {
+        self.publisher_cpu_us_per_message + self.subscribers_cpu_us_per_message
     }
 }
 
@@ -68,7 +82,8 @@ pub(crate) fn columns<'a>(table: Table<'a, Row>, rows: &[Row]) -> Table<'a, Row>
         .number("pub CPU µs/msg", of(|c| num(c.publisher_cpu_us_per_message)))
         .number("subs CPU µs/msg", of(|c| num(c.subscribers_cpu_us_per_message)))
         .number("wake-ups/delivery", of(|c| format!("{:.2}", c.wakeups_per_delivery)))
-        .number("subs CPU / eventfd", of(|c| times(c.subscribers_cpu_vs_eventfd, "")));
+        .number("subs CPU / eventfd", of(|c| times(c.subscribers_cpu_vs_eventfd, "")))
+        .number("pub+subs CPU / eventfd", of(|c| times(c.total_cpu_vs_eventfd, "")));
     if !futex {
         return table;
     }
@@ -90,5 +105,6 @@ mod tests {
         assert_eq!(c.subscribers_cpu_us_per_message, 40.0);
         assert_eq!(c.wakeups_per_delivery, 0.5);
         assert!(Cost::measured(publisher, subscribers, 0, 0).wakeups_per_delivery.is_nan());
+        assert_eq!(c.total_cpu_us_per_message(), 44.0);
     }
 }

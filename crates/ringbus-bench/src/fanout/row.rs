@@ -221,6 +221,10 @@ fn subscribers_cpu(row: &Row) -> f64 {
     row.cost.map_or(f64::NAN, |c| c.subscribers_cpu_us_per_message)
 }
 
+fn total_cpu(row: &Row) -> f64 {
+    row.cost.map_or(f64::NAN, |c| c.total_cpu_us_per_message())
+}
+
 /// The scenario `row` was measured in.
 pub(crate) fn scenario(row: &Row) -> Scenario {
     Scenario { transport: row.transport, subs: row.subs, topics: row.topics, payload_bytes: row.payload_bytes }
@@ -250,6 +254,7 @@ pub(crate) fn fill_ratios(measured: &Passes<Scenario, Row>, rows: &mut [Row]) {
         }
         if let Some(cost) = r.cost.as_mut() {
             cost.subscribers_cpu_vs_eventfd = vs(Transport::Eventfd, subscribers_cpu);
+            cost.total_cpu_vs_eventfd = vs(Transport::Eventfd, total_cpu);
             if matches!(r.transport, Ringbus | RingbusReliable) {
                 cost.subscribers_cpu_vs_futex = vs(Transport::Futex, subscribers_cpu);
                 cost.last_e2e_p50_vs_futex = vs(Transport::Futex, |r| r.last_e2e_p50_us);
