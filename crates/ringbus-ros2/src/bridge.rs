@@ -11,7 +11,7 @@ use futures::channel::oneshot;
 use ringbus::Node;
 use ringbus_relay::outgoing::Outgoing;
 use ringbus_relay::{Ends, RingbusSide};
-use ros2_client::dds::rustdds::RTPSEntity;
+use rustdds::{RTPSEntity, GUID};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -168,6 +168,8 @@ impl Bridge {
             _node: node,
         };
         let endpoints = bridge.start_mappings(opened)?;
+        let guids = |list: &[(GUID, String)]| list.iter().map(|(g, _)| *g).collect::<Vec<_>>();
+        bridge._dds.announce(&guids(&endpoints.readers), &guids(&endpoints.writers))?;
         if config.log {
             bridge.start_monitor(endpoints)?;
         }

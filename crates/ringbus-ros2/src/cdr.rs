@@ -286,9 +286,70 @@ impl Message for PointCloud2<'_> {
     }
 }
 
+/// `rmw_dds_common/msg/ParticipantEntitiesInfo` with one node: what a participant publishes
+/// on `ros_discovery_info` so that ROS 2's graph (`ros2 node list`, `ros2 node info`) sees
+/// its node and the node's readers and writers. A gid is a DDS GUID, 16 bytes (ROS 2 Iron
+/// and later).
+pub(crate) struct ParticipantEntitiesInfo<'a> {
+    /// The participant's GUID.
+    pub participant: [u8; 16],
+    /// The node's namespace (`/`) and name.
+    pub namespace: &'a str,
+    pub name: &'a str,
+    /// The GUIDs of the node's readers and writers.
+    pub readers: &'a [[u8; 16]],
+    pub writers: &'a [[u8; 16]],
+}
+
+impl ParticipantEntitiesInfo<'_> {
+    /// The whole message, encapsulation header included.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut message = vec![0u8; self.walked_len()];
+        // The length is the walk's own: the buffer cannot be too small.
+        let _ = self.write_into(&mut message);
+        message
+    }
+}
+
+impl Message for ParticipantEntitiesInfo<'_> {
+    fn walk(&self, w: &mut impl Walk) -> Range<usize> {
+        w.primitive(&self.participant);
+        w.u32(1); // one node
+        w.string(self.namespace);
+        w.string(self.name);
+        for gids in [self.readers, self.writers] {
+            w.u32(gids.len() as u32);
+            for gid in gids {
+                w.primitive(gid);
+            }
+        }
+        0..0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_participant_s_entities_are_gids_and_names_aligned() {
+        let info = ParticipantEntitiesInfo {
+            participant: [1; 16],
+            namespace: "/",
+            name: "n",
+            readers: &[],
+            writers: &[[2; 16]],
+        };
+        let mut expected = vec![0, 1, 0, 0];
+        expected.extend([1; 16]);
+        expected.extend([1, 0, 0, 0]); // one node
+        expected.extend([2, 0, 0, 0, b'/', 0, 0, 0]); // "/" and its NUL, padded to 4
+        expected.extend([2, 0, 0, 0, b'n', 0, 0, 0]);
+        expected.extend([0, 0, 0, 0]); // no reader
+        expected.extend([1, 0, 0, 0]);
+        expected.extend([2; 16]);
+        assert_eq!(info.encode(), expected);
+    }
 
     #[test]
     fn a_string_is_its_length_its_bytes_and_a_nul() {

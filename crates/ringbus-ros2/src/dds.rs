@@ -1,15 +1,23 @@
-//! The DDS side: one RustDDS participant per bridge, registered as a ROS 2 node (it
-//! publishes `ros_discovery_info`, so ROS 2's graph tools list it), and a raw writer or
-//! reader per mapping on the topic `rt/<name>` with the type `<pkg>::msg::dds_::<Type>_`.
+//! The DDS side: one RustDDS participant per bridge, announced as a ROS 2 node on
+//! `ros_discovery_info` with its readers and writers (so `ros2 node list` and `ros2 node
+//! info` see it), and a raw writer or reader per mapping on the topic `rt/<name>` with the
+//! type `<pkg>::msg::dds_::<Type>_`.
 
-use crate::names::{dds_topic_name, RosType};
+use crate::cdr::ParticipantEntitiesInfo;
+use crate::names::{check_node_name, dds_topic_name, RosType};
 use crate::qos::Qos;
-use crate::raw::{CdrBody, RawAdapter, Received};
+use crate::raw::{CdrBody, RawAdapter, Received, HEADER_BYTES};
 use crate::BridgeError;
-use ros2_client::dds::rustdds::no_key::{DataWriter, SimpleDataReader};
-use ros2_client::dds::rustdds::{DomainParticipant, DomainParticipantBuilder, Topic, TopicKind};
-use ros2_client::{Context, Node, NodeName, NodeOptions};
+use rustdds::bytes::Bytes;
+use rustdds::no_key::{DataWriter, SimpleDataReader};
+use rustdds::policy::{Durability, History, Reliability};
+use rustdds::{DomainParticipant, DomainParticipantBuilder, QosPolicyBuilder, RTPSEntity, Topic, TopicKind, GUID};
 use std::net::IpAddr;
+use std::time::Duration;
+
+/// Where ROS 2 participants announce their nodes, and the message's type.
+const GRAPH_TOPIC: &str = "ros_discovery_info";
+const GRAPH_TYPE: &str = "rmw_dds_common::msg::dds_::ParticipantEntitiesInfo_";
 
 /// The bridge's DDS writer of one mapping.
 pub(crate) type RawWriter = DataWriter<CdrBody, RawAdapter>;
@@ -19,12 +27,12 @@ pub(crate) type RawReader = SimpleDataReader<Received, RawAdapter>;
 /// A participant in a domain and the ROS 2 node it announces.
 pub(crate) struct Dds {
     pub participant: DomainParticipant,
-    pub publisher: ros2_client::dds::rustdds::Publisher,
-    pub subscriber: ros2_client::dds::rustdds::Subscriber,
+    pub publisher: rustdds::Publisher,
+    pub subscriber: rustdds::Subscriber,
     pub qos: Qos,
-    /// Kept for its announcement: dropping it takes the node out of the ROS 2 graph.
-    _node: Node,
-    _context: Context,
+    node_name: String,
+    /// The node's announcement: kept, so late joiners get it (transient-local).
+    graph: RawWriter,
 }
 
 fn dds_error(what: &str, e: impl std::fmt::Display) -> BridgeError {
@@ -34,19 +42,42 @@ fn dds_error(what: &str, e: impl std::fmt::Display) -> BridgeError {
 impl Dds {
     /// Joins `domain` (only through `networks` when some are given) as the node `node_name`.
     pub fn join(domain: u16, networks: &[IpAddr], node_name: &str, qos: Qos) -> Result<Dds, BridgeError> {
+        check_node_name(node_name).map_err(BridgeError::NodeName)?;
         let mut builder = DomainParticipantBuilder::new(domain);
         if !networks.is_empty() {
             builder = builder.with_only_networks(networks.iter().copied());
         }
         let participant = builder.build().map_err(|e| dds_error("cannot join the DDS domain", e))?;
-        let context = Context::from_domain_participant(participant.clone())
-            .map_err(|e| dds_error("cannot start the ROS 2 context", e))?;
-        let name = NodeName::new("/", node_name).map_err(|e| BridgeError::NodeName(format!("{node_name:?}: {e:?}")))?;
-        let options = NodeOptions::new().enable_rosout(false);
-        let node = context.new_node(name, options).map_err(|e| dds_error("cannot create the ROS 2 node", e))?;
         let publisher = participant.create_publisher(&qos.policies()).map_err(|e| dds_error("publisher", e))?;
         let subscriber = participant.create_subscriber(&qos.policies()).map_err(|e| dds_error("subscriber", e))?;
-        Ok(Dds { participant, publisher, subscriber, qos, _node: node, _context: context })
+        // As every ROS 2 participant announces itself: reliable, transient-local, the latest.
+        let graph_qos = QosPolicyBuilder::new()
+            .reliability(Reliability::Reliable { max_blocking_time: Duration::from_millis(100).into() })
+            .durability(Durability::TransientLocal)
+            .history(History::KeepLast { depth: 1 })
+            .build();
+        let topic = participant
+            .create_topic(GRAPH_TOPIC.into(), GRAPH_TYPE.into(), &graph_qos, TopicKind::NoKey)
+            .map_err(|e| dds_error("cannot create the ROS 2 graph topic", e))?;
+        let graph = publisher
+            .create_datawriter_no_key::<CdrBody, RawAdapter>(&topic, Some(graph_qos))
+            .map_err(|e| dds_error("cannot create the ROS 2 graph writer", e))?;
+        Ok(Dds { participant, publisher, subscriber, qos, node_name: node_name.into(), graph })
+    }
+
+    /// Announces the node `/<node_name>` with these readers and writers (`ros2 node info`).
+    pub fn announce(&self, readers: &[GUID], writers: &[GUID]) -> Result<(), BridgeError> {
+        let gids = |guids: &[GUID]| guids.iter().map(GUID::to_bytes).collect::<Vec<_>>();
+        let (readers, writers) = (gids(readers), gids(writers));
+        let info = ParticipantEntitiesInfo {
+            participant: self.participant.guid().to_bytes(),
+            namespace: "/",
+            name: &self.node_name,
+            readers: &readers,
+            writers: &writers,
+        };
+        let body = CdrBody(Bytes::copy_from_slice(&info.encode()[HEADER_BYTES..]));
+        self.graph.write(body, None).map_err(|e| dds_error("cannot announce the ROS 2 node", e))
     }
 
     fn topic(&self, ros_name: &str, ros_type: &RosType) -> Result<Topic, BridgeError> {

@@ -7,7 +7,7 @@ use crate::raw::{Received, HEADER_BYTES};
 use futures::channel::oneshot;
 use futures::StreamExt;
 use ringbus::{LoanError, Publisher};
-use ros2_client::dds::rustdds::GUID;
+use rustdds::GUID;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 

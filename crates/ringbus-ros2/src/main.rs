@@ -120,6 +120,7 @@ impl Args {
             depth: self.depth,
         };
         qos.check()?;
+        ringbus_ros2::names::check_node_name(&self.node_name)?;
         let domain = match self.domain {
             Some(d) => d,
             None => domain_from_env()?,

@@ -3,9 +3,9 @@
 //! match (nothing flows between those two: the line says which way and why).
 
 use crate::qos::Qos;
-use ros2_client::dds::rustdds::policy::Durability;
-use ros2_client::dds::rustdds::DomainParticipantStatusListener;
-use ros2_client::dds::rustdds::{DomainParticipantStatusEvent as Event, QosPolicies, StatusEvented, GUID};
+use rustdds::policy::Durability;
+use rustdds::DomainParticipantStatusListener;
+use rustdds::{DomainParticipantStatusEvent as Event, QosPolicies, StatusEvented, GUID};
 
 /// What the monitor knows of the bridge's own DDS endpoints: each with its ROS name.
 pub(crate) struct Endpoints {

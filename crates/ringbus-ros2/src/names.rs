@@ -58,18 +58,31 @@ impl fmt::Display for RosType {
     }
 }
 
+/// One token of a ROS 2 name: letters, digits and `_`, not starting with a digit, no `__`.
+fn name_token_ok(t: &str) -> bool {
+    !t.is_empty()
+        && !t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !t.contains("__")
+}
+
+/// Checks a ROS 2 node name (one token, e.g. `camera_bridge`).
+pub fn check_node_name(text: &str) -> Result<(), String> {
+    match name_token_ok(text) {
+        true => Ok(()),
+        false => Err(format!(
+            "{text:?} is not a ROS 2 node name: use letters, digits and _ (not starting with a digit, no __), \
+             e.g. camera_bridge"
+        )),
+    }
+}
+
 /// Checks a ROS 2 topic name and makes it absolute: `chatter` and `/chatter` are both
 /// `/chatter`. Tokens are letters, digits and underscores, not starting with a digit,
 /// separated by single slashes.
 pub fn ros_topic_name(text: &str) -> Result<String, String> {
     let body = text.strip_prefix('/').unwrap_or(text);
-    let token_ok = |t: &str| {
-        !t.is_empty()
-            && !t.starts_with(|c: char| c.is_ascii_digit())
-            && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !t.contains("__")
-    };
-    if body.is_empty() || !body.split('/').all(token_ok) {
+    if body.is_empty() || !body.split('/').all(name_token_ok) {
         return Err(format!(
             "{text:?} is not a ROS 2 topic name: use letters, digits and _ between single slashes \
              (no -, ., spaces or __; not starting with a digit), e.g. /camera/front/image_raw"
@@ -115,5 +128,13 @@ mod tests {
             assert!(ros_topic_name(bad).unwrap_err().contains("not a ROS 2 topic name"), "{bad}");
         }
         assert!(default_ros_name("cam-1").unwrap_err().contains("TOPIC=ROS_NAME"));
+    }
+
+    #[test]
+    fn node_names_are_one_token() {
+        assert!(check_node_name("camera_bridge").is_ok());
+        for bad in ["", "a/b", "1a", "a-b", "a__b", "/a"] {
+            assert!(check_node_name(bad).unwrap_err().contains("not a ROS 2 node name"), "{bad}");
+        }
     }
 }

@@ -16,7 +16,7 @@ use crate::mapping::Counters;
 use crate::raw::CdrBody;
 use ringbus::Sample;
 use ringbus_relay::outgoing::{Outgoing, OutgoingCounters};
-use ros2_client::dds::rustdds::{DataWriterStatus, StatusEvented};
+use rustdds::{DataWriterStatus, StatusEvented};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;

@@ -1,8 +1,8 @@
 //! The QoS the bridge's DDS writers and readers use: reliability, durability and history
 //! depth, with ROS 2's defaults (RELIABLE, VOLATILE, KEEP_LAST(10)).
 
-use ros2_client::dds::rustdds::policy::{Durability, History, Reliability};
-use ros2_client::dds::rustdds::{QosPolicies, QosPolicyBuilder};
+use rustdds::policy::{Durability, History, Reliability};
+use rustdds::{QosPolicies, QosPolicyBuilder};
 use std::fmt;
 use std::time::Duration;
 

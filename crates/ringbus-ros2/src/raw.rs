@@ -3,9 +3,9 @@
 //! writes and parses the header itself, so the bridge hands it the body of a ringbus
 //! message (whose first 4 bytes are that header) and, on the way in, puts the header back.
 
-use ros2_client::dds::rustdds::bytes::Bytes;
-use ros2_client::dds::rustdds::no_key::{Decode, DefaultDecoder, DeserializerAdapter, SerializerAdapter};
-use ros2_client::dds::rustdds::RepresentationIdentifier;
+use rustdds::bytes::Bytes;
+use rustdds::no_key::{Decode, DefaultDecoder, DeserializerAdapter, SerializerAdapter};
+use rustdds::RepresentationIdentifier;
 use std::convert::Infallible;
 
 /// The encapsulation header of little-endian plain CDR, as ROS 2 writes it (the options,

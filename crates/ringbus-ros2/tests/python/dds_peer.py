@@ -22,6 +22,16 @@ class Peer:
         topic = Topic(self.participant, f"rt{name}", message_type)
         return DataReader(self.participant, topic, qos=qos(reliable, depth))
 
+    def graph_reader(self):
+        """A reader of ros_discovery_info as ROS 2's graph cache reads it: reliable,
+        transient-local (a late reader gets each participant's latest), KEEP_LAST(1)."""
+        from ros_types import ParticipantEntitiesInfo
+
+        topic = Topic(self.participant, "ros_discovery_info", ParticipantEntitiesInfo)
+        qos = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.Durability.TransientLocal,
+                  Policy.History.KeepLast(1))
+        return DataReader(self.participant, topic, qos=qos)
+
     def writer(self, name, message_type):
         return DataWriter(self.participant, Topic(self.participant, f"rt{name}", message_type), qos=qos())
 

@@ -137,7 +137,33 @@ def test_bad_types_and_names_are_refused_with_a_message(world):
     assert code == 2 and "not a ROS 2 topic name" in err
     code, err = world.refused("--out", "x", "--reliability", "sometimes")
     assert code == 2 and "reliable or best-effort" in err
+    code, err = world.refused("--out", "x", "--node-name", "my-bridge")
+    assert code == 2 and "not a ROS 2 node name" in err
     holder = world.start([f"{EXAMPLES}/ros2_chatter", "listen", "chatter", "1"])  # chatter is a std_msgs/msg/String
     holder.out.wait_for("listening")
     code, err = world.refused("--out", "chatter", "--type", "sensor_msgs/msg/Image")
     assert code == 1 and "carries std_msgs/msg/String, not sensor_msgs/msg/Image" in err
+
+
+def test_the_bridge_is_a_ros_2_node_with_its_readers_and_writers(world):
+    # What `ros2 node list` and `ros2 node info` read: ros_discovery_info, transient-local.
+    peer = Peer(world.domain)
+    graph = peer.graph_reader()
+    chatter = peer.reader("/chatter", String)
+    bridge = world.bridge("--out", "chatter", "--in", "/cmd", "--type", "std_msgs/msg/String", "--node-name", "camera_bridge")
+    matched_both_ways(bridge, chatter, "/chatter")
+
+    def bridge_node():
+        for info in graph.read(64):
+            for node in info.node_entities_info_seq:
+                if (node.node_namespace, node.node_name) == ("/", "camera_bridge"):
+                    return info, node
+        return None
+
+    wait_for(bridge_node, "the bridge's node on ros_discovery_info")
+    info, node = bridge_node()
+    writer_key = chatter.get_matched_publication_data(chatter.get_matched_publications()[0]).key.bytes
+    assert bytes(info.gid.data)[:12] == writer_key[:12], "the participant's gid"
+    assert writer_key in [bytes(g.data) for g in node.writer_gid_seq], "the /chatter writer under the node"
+    assert len(node.reader_gid_seq) == 1, "the /cmd reader under the node"
+    assert bridge.stop() == 0
