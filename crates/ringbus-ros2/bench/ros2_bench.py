@@ -8,7 +8,8 @@ and that DDS reader's latency against a Cyclone DDS publisher -> reader of the s
     python crates/ringbus-ros2/bench/ros2_bench.py [--quick] [--subscribers 1 4] [--frames 300]
 
 Each point is one set of processes: the publisher (this process), N subscribers, and in the
-"bridge" points ringbus-ros2 (--out, --network 127.0.0.1) plus a cyclonedds reader; "dds only"
+"bridge" points ringbus-ros2 (--out, --network 127.0.0.1), without and then with a cyclonedds
+reader (the bridge alone copies each image; with a reader it also sends it); "dds only"
 is a cyclonedds writer and reader. e2e = the image's header stamp (time.time_ns() just before
 publish / write) -> the reader holding the message (ringbus: the sample, header parsed, pixels
 in place; cyclonedds: the taken, deserialized message). All on one machine, loopback only
@@ -176,8 +177,8 @@ def publish_images(frames, hz):
             time.sleep(max(0.0, start + (i + 1) / hz - time.monotonic()))
 
 
-def run_point(n, bridge, args, env, domain):
-    """Publisher + n subscribers (+ the bridge and a DDS reader): their latencies."""
+def run_point(n, bridge, reader, args, env, domain):
+    """Publisher + n subscribers (+ the bridge, + a DDS reader): their latencies."""
     import ringbus
     from ringbus import ros
 
@@ -194,6 +195,7 @@ def run_point(n, bridge, args, env, domain):
                 b = Child([*nice, args.bridge, "--domain", domain, "--network", "127.0.0.1", "--out", f"{TOPIC}={ROS_NAME}"], env)
                 children.append(b)
                 b.wait_ready("ready:")
+            if bridge and reader:
                 dds = Child(me("dds-reader", domain, args.frames, args.reader_depth), env)
                 children.append(dds)
                 dds.wait_ready()
@@ -251,9 +253,11 @@ def main():
     rows = []
     try:
         for n in args.subscribers:
-            alone = run_point(n, False, args, env, domain)
-            bridged = run_point(n, True, args, env, domain)
+            alone = run_point(n, False, False, args, env, domain)
+            unread = run_point(n, True, False, args, env, domain)
+            bridged = run_point(n, True, True, args, env, domain)
             rows.append(row(f"{n} local, no bridge", alone["local"], args.frames * n))
+            rows.append(row(f"{n} local, bridge without a DDS reader", unread["local"], args.frames * n))
             rows.append(row(f"{n} local, bridge attached", bridged["local"], args.frames * n))
             rows.append(row(f"DDS reader via bridge ({n} local)", bridged["dds"], args.frames))
         rows.append(row("DDS only: cyclonedds writer -> reader", run_dds_only(args, env, domain), args.frames))
@@ -278,7 +282,9 @@ def print_table(rows, args):
     dds_only = by["DDS only: cyclonedds writer -> reader"]
     print("\n| ratio | p50 | p99 |\n|---|---:|---:|")
     for n in args.subscribers:
-        a, b = by[f"{n} local, no bridge"], by[f"{n} local, bridge attached"]
+        a, u, b = by[f"{n} local, no bridge"], by[f"{n} local, bridge without a DDS reader"], by[f"{n} local, bridge attached"]
+        print(f"| {n} local: bridge without a DDS reader / no bridge | {u['p50_ms'] / a['p50_ms']:.2f} | "
+              f"{u['p99_ms'] / a['p99_ms']:.2f} |")
         print(f"| {n} local: bridge attached / no bridge | {b['p50_ms'] / a['p50_ms']:.2f} | {b['p99_ms'] / a['p99_ms']:.2f} |")
         d = by[f"DDS reader via bridge ({n} local)"]
         print(f"| DDS reader: via bridge ({n} local) / DDS only | {d['p50_ms'] / dds_only['p50_ms']:.2f} | "
