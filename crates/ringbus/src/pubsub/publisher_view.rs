@@ -9,6 +9,9 @@ use crate::ring::log::EntryRecord;
 use crate::shm::publisher::{PublisherGeometry, PublisherSegment};
 use std::sync::Arc;
 
+/// The largest published count a subscriber believes (see [`PublisherView::published`]).
+pub(crate) const MAX_PUBLISHED: u64 = 1 << 63;
+
 /// The read position a reliable subscriber stores when `next` is the next position it
 /// takes: `next + 1` (0 means none), saturating — `next` follows the publisher's count,
 /// which a bad publisher can set to `u64::MAX`.
@@ -55,10 +58,13 @@ impl PublisherView {
         Ok(Some(Arc::new(PublisherView { segment, pins, core: core.clone(), publisher_slot, incarnation })))
     }
 
-    /// Positions below this are published.
+    /// Positions below this are published. The publisher's count, capped at
+    /// [`MAX_PUBLISHED`]: no publisher gets there (2^63 messages), so a larger count is a
+    /// scribble, and capping it keeps every position a subscriber derives from it (`+ 1`,
+    /// the next one) from overflowing; the entries then say the count was wrong.
     pub(crate) fn published(&self) -> u64 {
         // Acquire: pairs with the publisher's Release store after writing the entry.
-        self.segment.published()
+        self.segment.published().min(MAX_PUBLISHED)
     }
 
     /// Whether the log entry for `position` holds an older message: `position` is not

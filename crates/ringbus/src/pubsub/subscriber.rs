@@ -140,7 +140,12 @@ impl Subscriber {
         match sub.refresh(true) {
             Ok(()) => {
                 // History we start behind was published before we joined.
-                let history: u64 = sub.cursors.iter().filter_map(|c| Some(c.view.as_ref()?.published() - c.next)).sum();
+                // Saturating: the count may have moved (or been scribbled) since the refresh.
+                let history: u64 = sub
+                    .cursors
+                    .iter()
+                    .filter_map(|c| Some(c.view.as_ref()?.published().saturating_sub(c.next)))
+                    .fold(0, u64::saturating_add);
                 sub.mark_base = joined_at.wrapping_sub(history as u32);
                 sub.publish_counters();
                 if reliable {

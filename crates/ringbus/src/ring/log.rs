@@ -61,7 +61,10 @@ impl EntryWords<'_> {
     /// Reads the entry for `position`.
     #[inline]
     pub(crate) fn read(&self, position: u64) -> EntryRead {
-        let wanted = position + 1;
+        // A position no publisher reaches (see `PublisherView::published`): nothing to read.
+        let Some(wanted) = position.checked_add(1) else {
+            return EntryRead::Overwritten;
+        };
         // Acquire: pairs with the Release store that finished the write.
         let before = self.sequence.load(Ordering::Acquire);
         if before != wanted {
@@ -94,7 +97,7 @@ impl EntryWords<'_> {
         // Acquire: pairs with the Release store that finished a write, like `read`; a
         // look that found the entry older than `position` saw every write before it.
         let sequence = self.sequence.load(Ordering::Acquire);
-        sequence != WRITING && sequence < position + 1
+        sequence != WRITING && sequence <= position
     }
 
     /// After reading the payload of the message `read(position)` returned: whether the
@@ -109,7 +112,7 @@ impl EntryWords<'_> {
         // payload read that saw a byte the publisher wrote after re-marking this entry
         // makes this load see the mark or a later sequence.
         fence(Ordering::Acquire);
-        self.sequence.load(Ordering::Relaxed) == position + 1
+        position.checked_add(1) == Some(self.sequence.load(Ordering::Relaxed))
     }
 }
 
