@@ -10,10 +10,8 @@ use crate::raw::{CdrBody, RawAdapter, Received, HEADER_BYTES};
 use crate::BridgeError;
 use rustdds::bytes::Bytes;
 use rustdds::no_key::{DataWriter, SimpleDataReader};
-use rustdds::policy::{Durability, History, Reliability};
-use rustdds::{DomainParticipant, DomainParticipantBuilder, QosPolicyBuilder, RTPSEntity, Topic, TopicKind, GUID};
+use rustdds::{DomainParticipant, DomainParticipantBuilder, RTPSEntity, Topic, TopicKind, GUID};
 use std::net::IpAddr;
-use std::time::Duration;
 
 /// Where ROS 2 participants announce their nodes, and the message's type.
 const GRAPH_TOPIC: &str = "ros_discovery_info";
@@ -51,11 +49,7 @@ impl Dds {
         let publisher = participant.create_publisher(&qos.policies()).map_err(|e| dds_error("publisher", e))?;
         let subscriber = participant.create_subscriber(&qos.policies()).map_err(|e| dds_error("subscriber", e))?;
         // As every ROS 2 participant announces itself: reliable, transient-local, the latest.
-        let graph_qos = QosPolicyBuilder::new()
-            .reliability(Reliability::Reliable { max_blocking_time: Duration::from_millis(100).into() })
-            .durability(Durability::TransientLocal)
-            .history(History::KeepLast { depth: 1 })
-            .build();
+        let graph_qos = Qos { reliable: true, transient_local: true, depth: 1 }.policies();
         let topic = participant
             .create_topic(GRAPH_TOPIC.into(), GRAPH_TYPE.into(), &graph_qos, TopicKind::NoKey)
             .map_err(|e| dds_error("cannot create the ROS 2 graph topic", e))?;

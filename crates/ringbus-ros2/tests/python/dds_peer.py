@@ -8,10 +8,12 @@ from cyclonedds.topic import Topic
 from cyclonedds.util import duration
 
 
-def qos(reliable=True, depth=10):
-    """ROS 2's default QoS (RELIABLE, VOLATILE, KEEP_LAST(10)), or BEST_EFFORT, or another depth."""
+def qos(reliable=True, depth=10, transient_local=False):
+    """ROS 2's default QoS (RELIABLE, VOLATILE, KEEP_LAST(10)), or BEST_EFFORT, another depth,
+    or TRANSIENT_LOCAL."""
     reliability = Policy.Reliability.Reliable(duration(seconds=1)) if reliable else Policy.Reliability.BestEffort
-    return Qos(reliability, Policy.Durability.Volatile, Policy.History.KeepLast(depth))
+    durability = Policy.Durability.TransientLocal if transient_local else Policy.Durability.Volatile
+    return Qos(reliability, durability, Policy.History.KeepLast(depth))
 
 
 class Peer:
@@ -28,9 +30,7 @@ class Peer:
         from ros_types import ParticipantEntitiesInfo
 
         topic = Topic(self.participant, "ros_discovery_info", ParticipantEntitiesInfo)
-        qos = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.Durability.TransientLocal,
-                  Policy.History.KeepLast(1))
-        return DataReader(self.participant, topic, qos=qos)
+        return DataReader(self.participant, topic, qos=qos(depth=1, transient_local=True))
 
     def writer(self, name, message_type):
         return DataWriter(self.participant, Topic(self.participant, f"rt{name}", message_type), qos=qos())
