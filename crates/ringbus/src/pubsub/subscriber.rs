@@ -206,14 +206,17 @@ impl Subscriber {
                 cursor.view = Some(view);
             }
         }
-        for slot in 0..self.cursors.len() {
-            self.report_read(slot);
+        if self.reliable {
+            for slot in 0..self.cursors.len() {
+                self.report_read(slot);
+            }
         }
         Ok(())
     }
 
     /// A reliable subscriber tells the publisher of `slot` how far it has read, and rings
     /// its room doorbell (a system call only when that publisher waits for room).
+    #[inline]
     fn report_read(&mut self, slot: usize) {
         let cursor = &mut self.cursors[slot];
         if !self.reliable || cursor.reported == read_position(cursor.next) {

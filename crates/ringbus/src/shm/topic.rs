@@ -567,11 +567,13 @@ impl TopicLayout {
 
     #[inline]
     fn wake_words<'r>(&self, region: &'r Region) -> WakeWords<'r> {
-        WakeWords {
-            word: region.get::<AtomicU32>(WAKE_OFFSET),
-            sleepers: region.get::<AtomicU32>(SLEEPERS_OFFSET),
-            relay_token: region.get::<AtomicU32>(RELAY_TOKEN_OFFSET),
-        }
+        // One bounds check for the three consecutive words (a subscriber reaches them
+        // several times per message).
+        const _: () = assert!(SLEEPERS_OFFSET == WAKE_OFFSET + 4 && RELAY_TOKEN_OFFSET == WAKE_OFFSET + 8);
+        let [word, sleepers, relay_token] = region.slice::<AtomicU32>(WAKE_OFFSET, 3) else {
+            unreachable!("a slice of 3 has 3 elements")
+        };
+        WakeWords { word, sleepers, relay_token }
     }
 
     #[inline]
