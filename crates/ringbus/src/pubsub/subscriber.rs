@@ -15,7 +15,7 @@ use crate::error::{Corruption, OpenError, ReceiveError, TakeError};
 use crate::notify::Sleep;
 use crate::notify::Wake;
 use crate::ring::log::{EntryRead, EntryRecord};
-use crate::shm::topic::SlotState;
+use crate::shm::topic::{decode_occupancy, SlotState};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -171,12 +171,13 @@ impl Subscriber {
     fn refresh(&mut self, joining: bool) -> Result<(), TakeError> {
         let history = self.core.topic.segment.config().history as u64;
         for (slot, cursor) in self.cursors.iter_mut().enumerate() {
-            let (word, decoded) = self.core.topic.publisher_occupancy(slot as u32);
+            // Decoded only when it moved: this runs for every slot on every take.
+            let word = self.core.topic.segment.publisher(slot as u32).occupancy();
             if word == cursor.occupancy {
                 continue;
             }
             cursor.occupancy = word;
-            let (incarnation, state) = match decoded {
+            let (incarnation, state) = match decode_occupancy(word) {
                 Err(raw) => {
                     // The view stays: a scribbled word must not cut us off a live
                     // publisher (which writes its word back on its next publish).
@@ -394,11 +395,13 @@ impl Subscriber {
         let word = self.core.wake_word_now();
         self.refresh(false)?;
         let (n, first) = (self.cursors.len(), self.round_robin);
-        let mut result = Ok(None);
-        for k in 0..n {
-            let slot = (first + k) % n;
-            result = self.read_from(slot, advance, deliver);
-            if !matches!(result, Ok(None)) {
+        let result = 'found: {
+            for k in 0..n {
+                let slot = (first + k) % n;
+                let result = self.read_from(slot, advance, deliver);
+                if matches!(result, Ok(None)) {
+                    continue;
+                }
                 if advance {
                     self.round_robin = (slot + 1) % n;
                     // The publishers looked at before this one had nothing; if this one
@@ -409,12 +412,11 @@ impl Subscriber {
                         self.drained(word);
                     }
                 }
-                break;
+                break 'found result;
             }
-        }
-        if matches!(result, Ok(None)) {
             self.drained(word);
-        }
+            Ok(None)
+        };
         self.publish_counters();
         self.check_topic()?;
         result

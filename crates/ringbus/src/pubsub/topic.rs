@@ -304,11 +304,6 @@ impl TopicHandle {
         })
     }
 
-    /// Takes back the sleepers count of a subscriber slot whose owner died asleep (its
-    /// `sleeping` mark counts how often it was registered). Call holding the slot's lock.
-    /// A mark above [`MAX_SLEEPS_PER_SUBSCRIBER`] is a scribble and is not taken back: a
-    /// sleepers count left too high costs wake calls that find nobody, one too low would
-    /// lose wake-ups.
     /// Takes back what a subscriber slot whose owner died left in the topic: its sleepers
     /// registrations and its place among the reliable subscribers. Call holding the slot's
     /// lock.
@@ -317,6 +312,10 @@ impl TopicHandle {
         self.segment.reliable_set().remove(slot);
     }
 
+    /// Takes back the sleepers count of a subscriber slot whose owner died asleep (its
+    /// `sleeping` mark counts how often it was registered). A mark above
+    /// [`MAX_SLEEPS_PER_SUBSCRIBER`] is a scribble and is not taken back: a sleepers count
+    /// left too high costs wake calls that find nobody, one too low would lose wake-ups.
     fn reclaim_sleeper(&self, slot: u32) {
         let registered = self.segment.subscriber(slot).take_sleep_mark();
         if (1..=MAX_SLEEPS_PER_SUBSCRIBER).contains(&registered) {
