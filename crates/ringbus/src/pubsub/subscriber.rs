@@ -172,7 +172,7 @@ impl Subscriber {
         let history = self.core.topic.segment.config().history as u64;
         for (slot, cursor) in self.cursors.iter_mut().enumerate() {
             // Decoded only when it moved: this runs for every slot on every take.
-            let word = self.core.topic.segment.publisher(slot as u32).occupancy();
+            let word = self.core.topic.publisher_occupancy(slot as u32);
             if word == cursor.occupancy {
                 continue;
             }
@@ -559,7 +559,7 @@ impl Subscriber {
         self.cursors
             .iter()
             .enumerate()
-            .any(|(slot, c)| !self.caught_up(slot) || self.core.topic.publisher_occupancy(slot as u32).0 != c.occupancy)
+            .any(|(slot, c)| !self.caught_up(slot) || self.core.topic.publisher_occupancy(slot as u32) != c.occupancy)
     }
 
     /// Waits for the next message, at most `timeout` (`None`: forever). Sleeps in the

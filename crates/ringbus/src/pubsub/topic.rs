@@ -15,7 +15,7 @@ use crate::error::{io_err, OpenError};
 use crate::open_wait::{self, JoinDeadline};
 use crate::shm::header::SegmentKind;
 use crate::shm::segment::{self, header_error};
-use crate::shm::topic::{decode_occupancy, PayloadType, SlotState, TopicLayout, TopicSegment};
+use crate::shm::topic::{PayloadType, SlotState, TopicLayout, TopicSegment};
 use crate::shm::{Region, Root};
 use crate::sys;
 use std::fs::File;
@@ -184,7 +184,7 @@ impl TopicHandle {
     fn claim_order(&self, role: Role) -> Vec<u32> {
         let mut order: Vec<u32> = (0..self.slot_count(role)).collect();
         if role == Role::Publisher {
-            order.sort_by_key(|&slot| self.publisher_occupancy(slot).0 >> 32 != 0);
+            order.sort_by_key(|&slot| self.publisher_occupancy(slot) >> 32 != 0);
             // stable
         }
         order
@@ -263,11 +263,11 @@ impl TopicHandle {
         !any_owned && !segment::is_unlinked(&self.file, &self.path).unwrap_or(true)
     }
 
-    /// The incarnation and state of a publisher slot; an unknown state is reported as the
-    /// raw value.
-    pub(crate) fn publisher_occupancy(&self, slot: u32) -> (u64, Result<(u32, SlotState), u32>) {
-        let word = self.segment.publisher(slot).occupancy();
-        (word, decode_occupancy(word))
+    /// A publisher slot's occupancy word: its incarnation and state, which
+    /// [`decode_occupancy`](crate::shm::topic::decode_occupancy) splits. Subscribers
+    /// compare the raw word on every take and decode it only when it moved.
+    pub(crate) fn publisher_occupancy(&self, slot: u32) -> u64 {
+        self.segment.publisher(slot).occupancy()
     }
 
     /// Locks the control byte for an out-of-band sweep (`clean`); `false` if it is busy.

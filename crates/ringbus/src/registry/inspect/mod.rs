@@ -26,7 +26,7 @@ use crate::shm::header::SegmentKind;
 use crate::shm::latch_semaphore::ObjectRecord;
 use crate::shm::node::{NodeRecord, MAX_NODE_NAME_BYTES};
 use crate::shm::root::FileName;
-use crate::shm::topic::SlotState;
+use crate::shm::topic::{decode_occupancy, SlotState};
 use crate::shm::{segment, Root};
 use crate::sys;
 use crate::WakeStats;
@@ -339,9 +339,8 @@ fn topic_in(root: &Root, file_name: &str, names: &[String]) -> Result<Option<Top
 }
 
 fn publisher(t: &TopicHandle, slot: u32) -> Option<PublisherInfo> {
-    let (_, decoded) = t.publisher_occupancy(slot);
     // An unknown state is skipped here; subscribers report it as corruption.
-    let (incarnation, state) = decoded.ok()?;
+    let (incarnation, state) = decode_occupancy(t.publisher_occupancy(slot)).ok()?;
     if state == SlotState::Free {
         return None;
     }
