@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Counts the instructions a blocked subscriber executes per message it receives, for
-# ringbus and for the futex floor (the same wake protocol over a bare ring), with
-# valgrind's callgrind. Unlike a timing this count does not move with the machine's load:
-# use it to see what a change to the take path costs or saves, then measure the effect
-# on latency with `ringbus bench fanout`.
+# Counts what a blocked subscriber executes per message it receives, for ringbus and for
+# the futex floor (the same wake protocol over a bare ring), with valgrind's callgrind:
+# the instructions, and the pages of code it runs on every delivery. Unlike a timing
+# these counts do not move with the machine's load: use them to see what a change to the
+# take path costs or saves, then measure the effect on latency with `ringbus bench fanout`.
+# (Pages matter because a subscriber woken after other processes ran on its CPU has
+# usually lost its TLB entries: every page it touches then costs a page walk.)
 #
 #   scripts/delivery-instructions.sh                     the release build of this checkout
 #   scripts/delivery-instructions.sh path/to/ringbus     another build (to compare two)
 #
-# It runs `ringbus bench fanout` with one subscriber and 220 messages (20 warm-up) under
-# callgrind, following the subscriber processes, and divides each receiver's inclusive
-# instruction count (the bench's `Receiver::next`: wait, take, read the header, drop the
-# sample) by the number of messages it received. Needs valgrind (apt install valgrind).
+# It runs `ringbus bench fanout` with one subscriber under callgrind twice, with 200 and
+# 400 measured messages (20 warm-up each), following the subscriber processes.
+# Instructions: each receiver's inclusive count in the bench's `Receiver::next` (wait,
+# take, read the header, drop the sample) over the messages it received, in the first
+# run. Pages: the 4 KiB pages of code (the binary's and the C library's) in which some
+# instruction ran (at least 0.9 times) per extra message of the second run.
+# Needs valgrind (apt install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind > /dev/null || { echo "needs valgrind: apt install valgrind" >&2; exit 2; }
@@ -23,22 +28,12 @@ fi
 [[ -x $ringbus ]] || { echo "not an executable: $ringbus" >&2; exit 2; }
 out=$(mktemp -d /tmp/ringbus-callgrind.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$out/callgrind.%p" \
-    "$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 \
-    --rate 200 --count 200 --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
-    { cat "$out/valgrind.txt" >&2; exit 1; }
-for profile in "$out"/callgrind.*; do
-    callgrind_annotate --inclusive=yes --tree=calling "$profile" 2> /dev/null
-done | python3 -c '
-import re, sys
-found = {}
-for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+) .*>\s+.*<ringbus_bench::transports::(\w+)::(\w+) as .*Receiver>::next \((\d+)x\)", line)
-    if m:
-        found[m.group(2)] = (int(m.group(1).replace(",", "")), int(m.group(4)))
-if set(found) != {"ringbus", "futex"}:
-    sys.exit(f"could not find both receivers in the profiles (found: {sorted(found)})")
-for name, label in (("ringbus", "ringbus"), ("futex", "futex floor")):
-    total, calls = found[name]
-    print(f"{label}: {total / calls:.0f} instructions per message received ({calls} messages)")
-'
+for count in 200 400; do
+    mkdir "$out/$count"
+    valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
+        --callgrind-out-file="$out/$count/callgrind.%p" \
+        "$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 \
+        --rate 200 --count $count --root "$out/root-$count" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
+        { cat "$out/valgrind.txt" >&2; exit 1; }
+done
+python3 scripts/delivery_counts.py "$out/200" "$out/400" 200

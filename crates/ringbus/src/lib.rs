@@ -64,6 +64,16 @@
 //!  0  sys error               system calls; error types
 //! ```
 #![deny(unsafe_code)]
+// Code placement. The functions a subscriber runs on every message it takes (take,
+// receive, pin and release of the chunk, its counters) and the out-of-line parts of a
+// publish (the wake call, the loan's bytes) carry `#[link_section = ".text.hot.ringbus"]`:
+// one text section in each object file. With link-time optimisation (one object, as in
+// this workspace's release profile), or with GNU ld (which groups `.text.hot.*`), that
+// path is contiguous: 3 pages of code instead of 7. A woken subscriber's process has usually
+// lost its TLB entries to the other processes that ran on its CPU, so each page it
+// touches after the wake-up costs a page walk (BENCHMARKS.md, "Pages touched per
+// delivery"). The attribute names a section and nothing else; `unsafe_code` counts it as
+// unsafe only on free functions, which allow it where they use it.
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
 

@@ -168,49 +168,61 @@ impl Subscriber {
     /// Attaches to publishers that appeared and notices those that left. On the first call
     /// (`joining`), existing publishers are read from `history` messages back; publishers
     /// that appear later are read from their first message.
+    #[link_section = ".text.hot.ringbus"]
     fn refresh(&mut self, joining: bool) -> Result<(), TakeError> {
-        let history = self.core.topic.segment.config().history as u64;
-        for (slot, cursor) in self.cursors.iter_mut().enumerate() {
-            // Decoded only when it moved: this runs for every slot on every take.
+        for slot in 0..self.cursors.len() {
+            // This runs for every slot on every take: one load and a compare, unless the
+            // publisher came, went or was replaced.
             let word = self.core.topic.publisher_occupancy(slot as u32);
-            if word == cursor.occupancy {
-                continue;
-            }
-            cursor.occupancy = word;
-            let (incarnation, state) = match decode_occupancy(word) {
-                Err(raw) => {
-                    // The view stays: a scribbled word must not cut us off a live
-                    // publisher (which writes its word back on its next publish).
-                    let corruption = Corruption { what: "publisher slot state", found: raw as u64, limit: 1 };
-                    return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
-                }
-                Ok(decoded) => decoded,
-            };
-            // A publisher that left keeps its file until its slot is reused, so what it
-            // published can still be drained; a slot never used has incarnation 0.
-            let never_used = state == SlotState::Free && incarnation == 0;
-            if never_used || cursor.view.as_ref().is_some_and(|v| v.incarnation == incarnation) {
-                continue;
-            }
-            // No file for that incarnation (a scribbled word, or a publisher that died
-            // before going live) or an attach error: the view we have stays.
-            if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
-                if let Some(old) = cursor.view.take() {
-                    // Saturating, like every count made of a peer's values: a bad publisher
-                    // can claim any position.
-                    self.lost = self.lost.saturating_add(old.published().saturating_sub(cursor.next));
-                }
-                let published = view.published();
-                cursor.next = if joining { published - published.min(history) } else { 0 };
-                cursor.reported = 0;
-                cursor.rewound_from = 0;
-                cursor.view = Some(view);
+            if word != self.cursors[slot].occupancy {
+                self.occupancy_moved(slot, word, joining)?;
             }
         }
         if self.reliable {
             for slot in 0..self.cursors.len() {
                 self.report_read(slot);
             }
+        }
+        Ok(())
+    }
+
+    /// The occupancy word of publisher `slot` moved to `word`: attaches to the publisher
+    /// it names, if that is a new one. Out of line: it runs when publishers come and go,
+    /// and keeping it out of the take path keeps that path on fewer pages of code.
+    #[cold]
+    #[inline(never)]
+    fn occupancy_moved(&mut self, slot: usize, word: u64, joining: bool) -> Result<(), TakeError> {
+        let history = self.core.topic.segment.config().history as u64;
+        let cursor = &mut self.cursors[slot];
+        cursor.occupancy = word;
+        let (incarnation, state) = match decode_occupancy(word) {
+            Err(raw) => {
+                // The view stays: a scribbled word must not cut us off a live
+                // publisher (which writes its word back on its next publish).
+                let corruption = Corruption { what: "publisher slot state", found: raw as u64, limit: 1 };
+                return Err(TakeError::Corrupted { publisher_slot: slot as u32, corruption });
+            }
+            Ok(decoded) => decoded,
+        };
+        // A publisher that left keeps its file until its slot is reused, so what it
+        // published can still be drained; a slot never used has incarnation 0.
+        let never_used = state == SlotState::Free && incarnation == 0;
+        if never_used || cursor.view.as_ref().is_some_and(|v| v.incarnation == incarnation) {
+            return Ok(());
+        }
+        // No file for that incarnation (a scribbled word, or a publisher that died
+        // before going live) or an attach error: the view we have stays.
+        if let Some(view) = PublisherView::attach(&self.core, slot as u32, incarnation)? {
+            if let Some(old) = cursor.view.take() {
+                // Saturating, like every count made of a peer's values: a bad publisher
+                // can claim any position.
+                self.lost = self.lost.saturating_add(old.published().saturating_sub(cursor.next));
+            }
+            let published = view.published();
+            cursor.next = if joining { published - published.min(history) } else { 0 };
+            cursor.reported = 0;
+            cursor.rewound_from = 0;
+            cursor.view = Some(view);
         }
         Ok(())
     }
@@ -230,6 +242,7 @@ impl Subscriber {
     }
 
     /// Reads the next message of one publisher; `advance` = take (else peek).
+    #[link_section = ".text.hot.ringbus"]
     fn read_from<T>(
         &mut self,
         slot: usize,
@@ -255,6 +268,7 @@ impl Subscriber {
         }
     }
 
+    #[link_section = ".text.hot.ringbus"]
     fn read_from_log<T>(
         &mut self,
         slot: usize,
@@ -329,6 +343,7 @@ impl Subscriber {
     /// Checks the entry `record` read for `position` of publisher `slot` and hands it to
     /// `deliver`; `Ok(None)`: the message is gone (its chunk reused), counted lost, and the
     /// cursor moved past it.
+    #[link_section = ".text.hot.ringbus"]
     fn deliver_one<T>(
         &mut self,
         slot: usize,
@@ -381,16 +396,19 @@ impl Subscriber {
     /// Whether everything publisher `slot` has published so far is behind us (a slot with
     /// no publisher attached by the last `refresh` has nothing: whatever it publishes
     /// later bumps the wake word).
+    #[link_section = ".text.hot.ringbus"]
     fn caught_up(&self, slot: usize) -> bool {
         let cursor = &self.cursors[slot];
         cursor.view.as_ref().is_none_or(|v| v.holds_older(cursor.next))
     }
 
+    #[link_section = ".text.hot.ringbus"]
     fn publish_counters(&self) {
         let read_mark = self.mark_base.wrapping_add(self.moved_past() as u32);
         self.core.topic.segment.subscriber(self.core.slot).record_counters(self.taken, self.lost, read_mark);
     }
 
+    #[link_section = ".text.hot.ringbus"]
     fn next_from_any<T>(&mut self, advance: bool, deliver: &mut impl Deliver<T>) -> Result<Option<T>, TakeError> {
         let word = self.core.wake_word_now();
         self.refresh(false)?;
@@ -440,6 +458,7 @@ impl Subscriber {
     /// assert_eq!(received, [b"one".to_vec(), b"two".to_vec()]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[link_section = ".text.hot.ringbus"]
     pub fn take(&mut self) -> Result<Option<Sample>, TakeError> {
         self.next_from_any(true, &mut pin)
     }
@@ -587,6 +606,7 @@ impl Subscriber {
     /// });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[link_section = ".text.hot.ringbus"]
     pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Sample, ReceiveError> {
         if self.wake == Wake::Never {
             return Err(ReceiveError::PollingOnly);

@@ -80,6 +80,7 @@ impl SubscriberCore {
         self.topic.segment.wake_words().word
     }
 
+    #[link_section = ".text.hot.ringbus"]
     pub(super) fn set_held(&self, delta_up: bool) {
         let held = if delta_up {
             self.held.fetch_add(1, Ordering::Relaxed) + 1

@@ -294,6 +294,7 @@ impl PublisherSegment {
 
     /// Where the entry at `index` lives (to prefetch it).
     #[inline]
+    #[link_section = ".text.hot.ringbus"]
     pub(crate) fn entry_at(&self, index: usize) -> &LogEntry {
         assert!(index < self.geometry.depth as usize);
         self.data.get(self.geometry.log_offset as usize + index * size_of::<LogEntry>())
@@ -301,6 +302,7 @@ impl PublisherSegment {
 
     /// The pin words of `chunk`, which must be `< chunk_count` (validated by the caller).
     #[inline]
+    #[link_section = ".text.hot.ringbus"]
     pub(crate) fn chunk_words(&self, chunk: u32) -> ChunkWords<'_> {
         assert!(chunk < self.geometry.chunk_count);
         let base = (self.geometry.chunk_words_offset + chunk as u64 * self.geometry.control_stride) as usize;
