@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts what a blocked subscriber executes per message it receives, for ringbus and for
-# the futex floor (the same wake protocol over a bare ring), with valgrind's callgrind:
-# the instructions, and the pages of code it runs on every delivery. Unlike a timing
+# the futex floor (the same wake protocol over a bare ring), with valgrind: the
+# instructions, and the pages of code and of data it touches on every delivery. Unlike a timing
 # these counts do not move with the machine's load: use them to see what a change to the
 # take path costs or saves, then measure the effect on latency with `ringbus bench fanout`.
 # (Pages matter because a subscriber woken after other processes ran on its CPU has
@@ -15,7 +15,9 @@
 # Instructions: each receiver's inclusive count in the bench's `Receiver::next` (wait,
 # take, read the header, drop the sample) over the messages it received, in the first
 # run. Pages: the 4 KiB pages of code (the binary's and the C library's) in which some
-# instruction ran (at least 0.9 times) per extra message of the second run.
+# instruction ran (at least 0.9 times) per extra message of the second run; the pages of
+# data (heap, stack, shared memory, the binary's own) loaded or stored as often, counted
+# with valgrind's lackey.
 # Needs valgrind (apt install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +30,17 @@ fi
 [[ -x $ringbus ]] || { echo "not an executable: $ringbus" >&2; exit 2; }
 out=$(mktemp -d /tmp/ringbus-callgrind.XXXXXX)
 trap 'rm -rf "$out"' EXIT
+bench=("$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 --rate 200)
 for count in 200 400; do
     mkdir "$out/$count"
     valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
-        --callgrind-out-file="$out/$count/callgrind.%p" \
-        "$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 \
-        --rate 200 --count $count --root "$out/root-$count" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
+        --callgrind-out-file="$out/$count/callgrind.%p" "${bench[@]}" --count $count \
+        --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
+        { cat "$out/valgrind.txt" >&2; exit 1; }
+    # Every load and store, at the same addresses in both runs (no address randomisation).
+    setarch -R valgrind --tool=lackey --trace-mem=yes --trace-children=yes \
+        --log-file="$out/$count/lackey.%p" "${bench[@]}" --count $count \
+        --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
         { cat "$out/valgrind.txt" >&2; exit 1; }
 done
 python3 scripts/delivery_counts.py "$out/200" "$out/400" 200

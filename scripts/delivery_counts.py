@@ -1,6 +1,8 @@
-"""Per-delivery counts of a blocked subscriber from two callgrind runs (see
-delivery-instructions.sh): instructions per message, and pages of code run on every
-delivery. Usage: delivery_counts.py RUN_DIR MORE_MESSAGES_RUN_DIR EXTRA_MESSAGES"""
+"""Per-delivery counts of a blocked subscriber, from two runs of the fan-out bench under
+valgrind's callgrind and lackey (see delivery-instructions.sh): instructions per message,
+and pages of code and of data touched on every delivery.
+
+Usage: delivery_counts.py RUN_DIR MORE_MESSAGES_RUN_DIR EXTRA_MESSAGES"""
 
 import collections
 import re
@@ -11,11 +13,12 @@ from pathlib import Path
 RECEIVERS = {"ringbus": "ringbus", "futex": "futex floor"}
 
 
-def receiver_profiles(run_dir):
-    """The callgrind profile of each receiver process in a run, by transport."""
+def receiver_profiles(run_dir, tool="callgrind"):
+    """The profile (or lackey trace) of each receiver process in a run, by transport."""
     found = {}
-    for profile in Path(run_dir).glob("callgrind.*"):
-        head = profile.read_text(errors="replace")[:4096]
+    for profile in Path(run_dir).glob(f"{tool}.*"):
+        with profile.open(errors="replace") as f:
+            head = f.read(4096)
         m = re.search(r'"transport":"(\w+)"', head)
         if m and m.group(1) in RECEIVERS and "bench-worker" in head:
             found[m.group(1)] = profile
@@ -68,16 +71,34 @@ def page_counts(profile):
     return pages
 
 
+def data_page_counts(trace):
+    """Loads and stores per 4 KiB page of data, from a lackey trace."""
+    pages = collections.Counter()
+    with trace.open(errors="replace") as f:
+        for line in f:
+            if line[:2] in (" L", " S", " M"):
+                pages[int(line[3:].split(",", 1)[0], 16) >> 12] += 1
+    return pages
+
+
+def touched_every_delivery(before, after, extra):
+    """Pages used (at least 0.9 times) once more per extra message."""
+    return [p for p, n in after.items() if n - before.get(p, 0) >= 0.9 * extra]
+
+
 def main():
     fewer, more, extra = receiver_profiles(sys.argv[1]), receiver_profiles(sys.argv[2]), int(sys.argv[3])
+    fewer_traces, more_traces = receiver_profiles(sys.argv[1], "lackey"), receiver_profiles(sys.argv[2], "lackey")
     for transport, label in RECEIVERS.items():
         per_message, calls = instructions_per_message(fewer[transport])
         before, after = page_counts(fewer[transport]), page_counts(more[transport])
-        hot = [p for p, n in after.items() if n - before.get(p, 0) >= 0.9 * extra]
-        by_object = collections.Counter(obj for obj, _ in hot)
+        code = touched_every_delivery(before, after, extra)
+        by_object = collections.Counter(obj for obj, _ in code)
         detail = ", ".join(f"{n} in {obj}" for obj, n in sorted(by_object.items()))
+        data = touched_every_delivery(data_page_counts(fewer_traces[transport]),
+                                      data_page_counts(more_traces[transport]), extra)
         print(f"{label}: {per_message:.0f} instructions per message received ({calls} messages); "
-              f"{len(hot)} pages of code run on every delivery ({detail})")
+              f"pages touched on every delivery: {len(code)} of code ({detail}), {len(data)} of data")
 
 
 main()
