@@ -73,7 +73,7 @@
 // lost its TLB entries to the other processes that ran on its CPU, so each page it
 // touches after the wake-up costs a page walk (BENCHMARKS.md, "Pages touched per
 // delivery"). The attribute names a section and nothing else; `unsafe_code` counts it as
-// unsafe only on free functions, which allow it where they use it.
+// unsafe (nightly on every function, stable on free functions only), so each use allows it.
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
 

@@ -50,7 +50,7 @@ pub(crate) mod futex {
     }
 
     /// Wakes up to `n` sleepers on `word`; returns how many were woken.
-    #[allow(unsafe_code)] // only for `link_section`: see the crate root's code placement note
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub(crate) fn wake(word: &AtomicU32, n: u32) -> u32 {
         crate::sys::futex::wake(word, n).unwrap_or(0)

@@ -98,6 +98,7 @@ impl std::ops::Deref for Loan<'_> {
 
 impl std::ops::DerefMut for Loan<'_> {
     #[inline]
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn deref_mut(&mut self) -> &mut [u8] {
         let detached = self.detached.as_mut().expect("live loan");

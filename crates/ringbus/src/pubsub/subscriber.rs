@@ -168,6 +168,7 @@ impl Subscriber {
     /// Attaches to publishers that appeared and notices those that left. On the first call
     /// (`joining`), existing publishers are read from `history` messages back; publishers
     /// that appear later are read from their first message.
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn refresh(&mut self, joining: bool) -> Result<(), TakeError> {
         for slot in 0..self.cursors.len() {
@@ -242,6 +243,7 @@ impl Subscriber {
     }
 
     /// Reads the next message of one publisher; `advance` = take (else peek).
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn read_from<T>(
         &mut self,
@@ -268,6 +270,7 @@ impl Subscriber {
         }
     }
 
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn read_from_log<T>(
         &mut self,
@@ -343,6 +346,7 @@ impl Subscriber {
     /// Checks the entry `record` read for `position` of publisher `slot` and hands it to
     /// `deliver`; `Ok(None)`: the message is gone (its chunk reused), counted lost, and the
     /// cursor moved past it.
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn deliver_one<T>(
         &mut self,
@@ -396,18 +400,21 @@ impl Subscriber {
     /// Whether everything publisher `slot` has published so far is behind us (a slot with
     /// no publisher attached by the last `refresh` has nothing: whatever it publishes
     /// later bumps the wake word).
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn caught_up(&self, slot: usize) -> bool {
         let cursor = &self.cursors[slot];
         cursor.view.as_ref().is_none_or(|v| v.holds_older(cursor.next))
     }
 
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn publish_counters(&self) {
         let read_mark = self.mark_base.wrapping_add(self.moved_past() as u32);
         self.core.topic.segment.subscriber(self.core.slot).record_counters(self.taken, self.lost, read_mark);
     }
 
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     fn next_from_any<T>(&mut self, advance: bool, deliver: &mut impl Deliver<T>) -> Result<Option<T>, TakeError> {
         let word = self.core.wake_word_now();
@@ -458,6 +465,7 @@ impl Subscriber {
     /// assert_eq!(received, [b"one".to_vec(), b"two".to_vec()]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub fn take(&mut self) -> Result<Option<Sample>, TakeError> {
         self.next_from_any(true, &mut pin)
@@ -606,6 +614,7 @@ impl Subscriber {
     /// });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Sample, ReceiveError> {
         if self.wake == Wake::Never {

@@ -80,6 +80,7 @@ impl SubscriberCore {
         self.topic.segment.wake_words().word
     }
 
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub(super) fn set_held(&self, delta_up: bool) {
         let held = if delta_up {

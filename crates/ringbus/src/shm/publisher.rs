@@ -294,6 +294,7 @@ impl PublisherSegment {
 
     /// Where the entry at `index` lives (to prefetch it).
     #[inline]
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub(crate) fn entry_at(&self, index: usize) -> &LogEntry {
         assert!(index < self.geometry.depth as usize);
@@ -302,6 +303,7 @@ impl PublisherSegment {
 
     /// The pin words of `chunk`, which must be `< chunk_count` (validated by the caller).
     #[inline]
+    #[allow(unsafe_code)] // only to place the code: see the crate root
     #[link_section = ".text.hot.ringbus"]
     pub(crate) fn chunk_words(&self, chunk: u32) -> ChunkWords<'_> {
         assert!(chunk < self.geometry.chunk_count);
