@@ -31,13 +31,14 @@ fi
 out=$(mktemp -d /tmp/ringbus-callgrind.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 bench=("$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 --rate 200)
+# Both tools run without address randomisation: pages are compared by address across runs.
 for count in 200 400; do
     mkdir "$out/$count"
-    valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
+    setarch -R valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
         --callgrind-out-file="$out/$count/callgrind.%p" "${bench[@]}" --count $count \
         --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
         { cat "$out/valgrind.txt" >&2; exit 1; }
-    # Every load and store, at the same addresses in both runs (no address randomisation).
+    # Every load and store.
     setarch -R valgrind --tool=lackey --trace-mem=yes --trace-children=yes \
         --log-file="$out/$count/lackey.%p" "${bench[@]}" --count $count \
         --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
