@@ -16,8 +16,10 @@
 # take, read the header, drop the sample) over the messages it received, in the first
 # run. Pages: the 4 KiB pages of code (the binary's and the C library's) in which some
 # instruction ran (at least 0.9 times) per extra message of the second run; the pages of
-# data (heap, stack, shared memory, the binary's own) loaded or stored as often, counted
-# with valgrind's lackey.
+# data (heap, stack, shared memory, the binary's own) loaded or stored as often, and the
+# 64-byte lines of data among them, counted with valgrind's lackey. Then the pages of a
+# native run, by mapping (delivery_pages.py: the accessed bits of the subscriber's page
+# tables, one message at a time).
 # Needs valgrind (apt install valgrind).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,3 +47,6 @@ for count in 200 400; do
         { cat "$out/valgrind.txt" >&2; exit 1; }
 done
 python3 scripts/delivery_counts.py "$out/200" "$out/400" 200
+# The same pages in a native run, where the heap is the C library's (valgrind has its own).
+echo "native run:"
+python3 scripts/delivery_pages.py "$ringbus"

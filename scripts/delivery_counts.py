@@ -1,6 +1,8 @@
 """Per-delivery counts of a blocked subscriber, from two runs of the fan-out bench under
 valgrind's callgrind and lackey (see delivery-instructions.sh): instructions per message,
-and pages of code and of data touched on every delivery.
+pages of code and of data touched on every delivery, and the 64-byte lines of data among
+them. (A line or page counts when it is used on every delivery: the log entry and payload
+lines, which move on with each message, are not in the line count.)
 
 Usage: delivery_counts.py RUN_DIR MORE_MESSAGES_RUN_DIR EXTRA_MESSAGES"""
 
@@ -71,14 +73,16 @@ def page_counts(profile):
     return pages
 
 
-def data_page_counts(trace):
-    """Loads and stores per 4 KiB page of data, from a lackey trace."""
-    pages = collections.Counter()
+def data_counts(trace):
+    """Loads and stores per 4 KiB page and per 64-byte line of data, from a lackey trace."""
+    pages, lines = collections.Counter(), collections.Counter()
     with trace.open(errors="replace") as f:
         for line in f:
             if line[:2] in (" L", " S", " M"):
-                pages[int(line[3:].split(",", 1)[0], 16) >> 12] += 1
-    return pages
+                address = int(line[3:].split(",", 1)[0], 16)
+                pages[address >> 12] += 1
+                lines[address >> 6] += 1
+    return pages, lines
 
 
 def touched_every_delivery(before, after, extra):
@@ -95,10 +99,13 @@ def main():
         code = touched_every_delivery(before, after, extra)
         by_object = collections.Counter(obj for obj, _ in code)
         detail = ", ".join(f"{n} in {obj}" for obj, n in sorted(by_object.items()))
-        data = touched_every_delivery(data_page_counts(fewer_traces[transport]),
-                                      data_page_counts(more_traces[transport]), extra)
+        (pages_before, lines_before), (pages_after, lines_after) = (
+            data_counts(fewer_traces[transport]), data_counts(more_traces[transport]))
+        data = touched_every_delivery(pages_before, pages_after, extra)
+        lines = touched_every_delivery(lines_before, lines_after, extra)
         print(f"{label}: {per_message:.0f} instructions per message received ({calls} messages); "
-              f"pages touched on every delivery: {len(code)} of code ({detail}), {len(data)} of data")
+              f"pages touched on every delivery: {len(code)} of code ({detail}), {len(data)} of data "
+              f"({len(lines)} lines of data)")
 
 
 main()
