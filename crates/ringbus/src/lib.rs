@@ -74,18 +74,10 @@
 // touches after the wake-up costs a page walk (BENCHMARKS.md, "Pages touched per
 // delivery"). The attribute names a section and nothing else; `unsafe_code` counts it as
 // unsafe (nightly on every function, stable on free functions only), so each use allows it.
-// The section starts on a page boundary (below): the take path (about 7.5 KiB) then spans
-// 2 pages, where it straddled 3.
+// The section starts on a page boundary (`sys::code_placement`): the take path (about
+// 7.5 KiB) then spans 2 pages, where it straddled 3.
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
-
-// Aligns the hot section (see "Code placement" above) to a page; costs at most a page of
-// padding in the binary.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-#[allow(unsafe_code)] // an assembler directive that aligns a section: no code, no symbol
-mod hot_section {
-    std::arch::global_asm!(".pushsection .text.hot.ringbus,\"ax\",@progbits", ".balign 4096", ".popsection");
-}
 
 pub(crate) mod notify;
 pub(crate) mod pool;

@@ -5,6 +5,7 @@
 #![allow(unsafe_code)]
 
 pub mod clock;
+mod code_placement;
 pub mod epoll;
 pub mod eventfd;
 pub mod fs;
