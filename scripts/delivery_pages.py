@@ -11,6 +11,7 @@ whose counts run under valgrind's own allocator: here the heap is the C library'
 
 Usage: delivery_pages.py RINGBUS_BINARY [WINDOWS]   (needs Linux; about 15 s per transport)"""
 
+import os
 import re
 import statistics
 import subprocess
@@ -82,6 +83,8 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     binary, windows = sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 25
+    if not os.access(binary, os.X_OK):
+        sys.exit(f"not an executable: {binary}")
     with tempfile.TemporaryDirectory(prefix="ringbus-pages-", dir="/dev/shm") as root:
         for transport in ("ringbus", "futex"):
             measure(binary, transport, windows, root + "/" + transport)
