@@ -8,11 +8,11 @@ mod common;
 
 use common::{collect, counter, free_port, scratch, text, wait_until, BridgeProcess, LIMIT};
 use ringbus::inspect::TopicInfo;
-use ringbus::{Node, Root, Subscriber, WhenFull};
+use ringbus::{Node, Publisher, Root, Subscriber, WhenFull};
 use ringbus_zenoh::{default_key_expr, BridgeConfig};
 use std::path::Path;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use zenoh::qos::CongestionControl;
 use zenoh::Wait;
 
@@ -43,19 +43,46 @@ fn burst(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
 }
 
-/// Zenoh → bridge → ringbus is up, and nothing is in flight: probes until `sub` gets one,
-/// then a marker behind the last probe. Returns how many messages the bridge has
-/// published (`sub` has read them all; the bridge counts each just after `sub` can see it).
+/// How long a marker may take to cross before the next one is sent.
+const MARKER_WAIT: Duration = Duration::from_millis(200);
+
+/// Zenoh → bridge → ringbus is up, and nothing is in flight: puts numbered markers until
+/// one reaches `sub`, reading past whatever came before it (what was put before a marker
+/// arrives before it or never). A marker can be dropped while Zenoh still settles the
+/// link between the two sessions (each listens, so each may also connect to the other);
+/// the next one replaces it. Returns how many messages the bridge has published (`sub`
+/// has read them all; the bridge counts each just after `sub` can see it).
 fn wait_for_path_in(root: &Path, put: &zenoh::pubsub::Publisher<'_>, sub: &mut Subscriber) -> u64 {
-    wait_until("a probe from Zenoh crossed the bridge", || {
-        put.put("probe").wait().unwrap();
-        sub.receive(Some(Duration::from_millis(100))).is_ok_and(|s| text(&s) == "probe")
-    });
-    put.put("ready").wait().unwrap();
-    assert_eq!(collect(sub, "ready", 1), ["ready"], "the marker behind the probes");
+    let deadline = Instant::now() + LIMIT;
+    'markers: for k in 0.. {
+        assert!(Instant::now() < deadline, "no marker from Zenoh crossed the bridge within {LIMIT:?}");
+        let marker = format!("ready{k}");
+        put.put(marker.as_str()).wait().unwrap();
+        while let Ok(sample) = sub.receive(Some(MARKER_WAIT)) {
+            if text(&sample) == marker {
+                break 'markers;
+            }
+        }
+    }
     let published = sub.taken() + sub.lost();
     wait_until("the bridge counted what it published", || bridge_publisher(root).0 == published);
     published
+}
+
+/// ringbus → bridge → Zenoh is up, and nothing is in flight: as [`wait_for_path_in`], the
+/// other way.
+fn wait_for_path_out(publisher: &mut Publisher, received: &mpsc::Receiver<String>) {
+    let deadline = Instant::now() + LIMIT;
+    for k in 0.. {
+        assert!(Instant::now() < deadline, "no marker from ringbus crossed the bridge within {LIMIT:?}");
+        let marker = format!("ready{k}");
+        publisher.publish_copy(marker.as_bytes()).unwrap();
+        while let Ok(got) = received.recv_timeout(MARKER_WAIT) {
+            if got == marker {
+                return;
+            }
+        }
+    }
 }
 
 /// Zenoh `--in` into a reliable subscriber that sleeps through a burst six times the
@@ -161,13 +188,7 @@ fn out_delivers_a_ringbus_burst_larger_than_depth_whole_and_releases_publishers_
         })
         .wait()
         .unwrap();
-    let next = || rx.recv_timeout(LIMIT).expect("nothing arrived from the bridge");
-    wait_until("a probe from ringbus crossed the bridge", || {
-        publisher.publish_copy(b"probe").unwrap();
-        rx.recv_timeout(Duration::from_millis(100)).is_ok()
-    });
-    publisher.publish_copy(b"ready").unwrap();
-    while next() != "ready" {}
+    wait_for_path_out(&mut publisher, &rx);
 
     let expected = burst("m", BURST);
     for m in &expected {
