@@ -8,11 +8,11 @@ mod common;
 
 use common::{collect, counter, free_port, scratch, text, wait_until, BridgeProcess, LIMIT};
 use ringbus::inspect::TopicInfo;
-use ringbus::{Node, Publisher, Root, Subscriber, WhenFull};
+use ringbus::{Node, Root, Subscriber, WhenFull};
 use ringbus_zenoh::{default_key_expr, BridgeConfig};
 use std::path::Path;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use zenoh::qos::CongestionControl;
 use zenoh::Wait;
 
@@ -46,43 +46,33 @@ fn burst(prefix: &str, n: usize) -> Vec<String> {
 /// How long a marker may take to cross before the next one is sent.
 const MARKER_WAIT: Duration = Duration::from_millis(200);
 
-/// Zenoh → bridge → ringbus is up, and nothing is in flight: puts numbered markers until
-/// one reaches `sub`, reading past whatever came before it (what was put before a marker
-/// arrives before it or never). A marker can be dropped while Zenoh still settles the
-/// link between the two sessions (each listens, so each may also connect to the other);
-/// the next one replaces it. Returns how many messages the bridge has published (`sub`
-/// has read them all; the bridge counts each just after `sub` can see it).
-fn wait_for_path_in(root: &Path, put: &zenoh::pubsub::Publisher<'_>, sub: &mut Subscriber) -> u64 {
-    let deadline = Instant::now() + LIMIT;
-    'markers: for k in 0.. {
-        assert!(Instant::now() < deadline, "no marker from Zenoh crossed the bridge within {LIMIT:?}");
+/// The path is up and nothing is in flight on it: sends numbered markers (`send`) until one
+/// comes out (`receive`, `None` once nothing more arrives within [`MARKER_WAIT`]), reading
+/// past whatever came before it (what was sent before a marker arrives before it or
+/// never). A marker can be dropped while Zenoh still settles the link between the two
+/// sessions (each listens, so each may also connect to the other); the next one replaces it.
+fn cross_a_marker(what: &str, mut send: impl FnMut(&str), mut receive: impl FnMut() -> Option<String>) {
+    let mut k = 0;
+    wait_until(what, || {
         let marker = format!("ready{k}");
-        put.put(marker.as_str()).wait().unwrap();
-        while let Ok(sample) = sub.receive(Some(MARKER_WAIT)) {
-            if text(&sample) == marker {
-                break 'markers;
-            }
-        }
-    }
+        k += 1;
+        send(&marker);
+        std::iter::from_fn(&mut receive).any(|got| got == marker)
+    });
+}
+
+/// Zenoh → bridge → ringbus is up, and nothing is in flight ([`cross_a_marker`]). Returns
+/// how many messages the bridge has published (`sub` has read them all; the bridge counts
+/// each just after `sub` can see it).
+fn wait_for_path_in(root: &Path, put: &zenoh::pubsub::Publisher<'_>, sub: &mut Subscriber) -> u64 {
+    cross_a_marker(
+        "a marker from Zenoh crossed the bridge",
+        |marker| put.put(marker).wait().unwrap(),
+        || sub.receive(Some(MARKER_WAIT)).ok().map(|sample| text(&sample)),
+    );
     let published = sub.taken() + sub.lost();
     wait_until("the bridge counted what it published", || bridge_publisher(root).0 == published);
     published
-}
-
-/// ringbus → bridge → Zenoh is up, and nothing is in flight: as [`wait_for_path_in`], the
-/// other way.
-fn wait_for_path_out(publisher: &mut Publisher, received: &mpsc::Receiver<String>) {
-    let deadline = Instant::now() + LIMIT;
-    for k in 0.. {
-        assert!(Instant::now() < deadline, "no marker from ringbus crossed the bridge within {LIMIT:?}");
-        let marker = format!("ready{k}");
-        publisher.publish_copy(marker.as_bytes()).unwrap();
-        while let Ok(got) = received.recv_timeout(MARKER_WAIT) {
-            if got == marker {
-                return;
-            }
-        }
-    }
 }
 
 /// Zenoh `--in` into a reliable subscriber that sleeps through a burst six times the
@@ -188,7 +178,11 @@ fn out_delivers_a_ringbus_burst_larger_than_depth_whole_and_releases_publishers_
         })
         .wait()
         .unwrap();
-    wait_for_path_out(&mut publisher, &rx);
+    cross_a_marker(
+        "a marker from ringbus crossed the bridge",
+        |marker| publisher.publish_copy(marker.as_bytes()).unwrap(),
+        || rx.recv_timeout(MARKER_WAIT).ok(),
+    );
 
     let expected = burst("m", BURST);
     for m in &expected {
