@@ -32,19 +32,17 @@ fi
 [[ -x $ringbus ]] || { echo "not an executable: $ringbus" >&2; exit 2; }
 out=$(mktemp -d /tmp/ringbus-callgrind.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-bench=("$ringbus" bench fanout --transports ringbus,futex --subs 1 --size 64 --repeat 1 --rate 200)
-# Both tools run without address randomisation: pages are compared by address across runs.
+# Runs the bench with $count measured messages under valgrind with the tool options given,
+# without address randomisation: pages are compared by address across runs.
+under_valgrind() {
+    setarch -R valgrind --trace-children=yes "$@" "$ringbus" bench fanout --transports ringbus,futex \
+        --subs 1 --size 64 --repeat 1 --rate 200 --count "$count" --root "$out/root" \
+        > "$out/bench.txt" 2> "$out/valgrind.txt" || { cat "$out/valgrind.txt" >&2; exit 1; }
+}
 for count in 200 400; do
     mkdir "$out/$count"
-    setarch -R valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
-        --callgrind-out-file="$out/$count/callgrind.%p" "${bench[@]}" --count $count \
-        --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
-        { cat "$out/valgrind.txt" >&2; exit 1; }
-    # Every load and store.
-    setarch -R valgrind --tool=lackey --trace-mem=yes --trace-children=yes \
-        --log-file="$out/$count/lackey.%p" "${bench[@]}" --count $count \
-        --root "$out/root" > "$out/bench.txt" 2> "$out/valgrind.txt" ||
-        { cat "$out/valgrind.txt" >&2; exit 1; }
+    under_valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$out/$count/callgrind.%p"
+    under_valgrind --tool=lackey --trace-mem=yes --log-file="$out/$count/lackey.%p" # every load and store
 done
 python3 scripts/delivery_counts.py "$out/200" "$out/400" 200
 # The same pages in a native run, where the heap is the C library's (valgrind has its own).

@@ -86,7 +86,7 @@ def data_counts(trace):
 
 
 def touched_every_delivery(before, after, extra):
-    """Pages used (at least 0.9 times) once more per extra message."""
+    """The pages (or lines) used (at least 0.9 times) once more per extra message."""
     return [p for p, n in after.items() if n - before.get(p, 0) >= 0.9 * extra]
 
 
